@@ -1,0 +1,174 @@
+"""The ``probe`` command line. Heavy imports (torch, llama_cpp, textual) stay inside
+the commands that need them, so ``probe --help`` answers at once."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from probe import __version__
+from probe.errors import BadInput, ProbeError
+
+
+def _fail(err: ProbeError) -> None:
+    click.echo(f"probe: {err}", err=True)
+    sys.exit(err.exit_code)
+
+
+class _Group(click.Group):
+    """Turns user mistakes into one sentence and an exit code, never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except ProbeError as err:
+            _fail(err)
+        except KeyboardInterrupt:
+            click.echo("probe: interrupted.", err=True)
+            sys.exit(130)
+
+
+def _db_option(f):
+    return click.option("--db", "db_path", type=click.Path(dir_okay=False),
+                        envvar="PROBE_DB", default="probe.db", show_default=True,
+                        help="SQLite database (or set PROBE_DB).")(f)
+
+
+@click.group(cls=_Group, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="probe")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Is a model's favourite answer a Deep bias or a Shallow one?
+
+    With no command, opens the app (same as `probe tui`).
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(tui)
+
+
+@cli.command()
+@click.option("--model", default=None, help="Model spec (default: Gemma 3 270M GGUF).")
+@_db_option
+def tui(model: str | None, db_path: str) -> None:
+    """Open the app."""
+    from screens.app import run_app  # Textual loads only for the app
+
+    run_app(model=model, db_path=db_path)
+
+
+# ------------------------------------------------------------------ score
+
+def _print_table(record: dict, scores) -> None:
+    from probe.report import render_scores
+
+    click.echo(render_scores(record, scores))
+
+
+@cli.command()
+@click.argument("family")
+@click.option("--responses", "responses_path", required=True,
+              type=click.Path(dir_okay=False),
+              help="JSONL of samples: `response`, plus `framing_idx` for framed ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print the paper-shaped JSON record.")
+@click.option("--model", default="external", show_default=True,
+              help="Model name to store with the run.")
+@click.option("--no-save", is_flag=True, help="Do not store the run in the database.")
+@_db_option
+def score(family: str, responses_path: str, as_json: bool, model: str, no_save: bool,
+          db_path: str) -> None:
+    """Score given responses for FAMILY (a .toml path or a name in ./families); no model."""
+    from probe import family as fam_mod
+    from probe.paths import families_dir
+    from probe.scoring import read_responses, rescore, to_record, prompts_for
+
+    fam = fam_mod.resolve(family, families_dir())
+    responses = read_responses(responses_path, fam)
+    scored = rescore(fam, responses)
+    run_id = None
+    if not no_save:
+        from probe.store import SampleRow, Store
+
+        store = Store(db_path)
+        run_id = store.create_run(fam, model=model, backend="external",
+                                  settings={"responses": str(responses_path)}, seed=None)
+        for (resp, m), prompt in zip(scored.matches, prompts_for(fam, responses)):
+            store.add_sample(SampleRow(run_id, resp.kind, resp.idx, prompt, resp.text,
+                                       m.answer, m.canonical, m.reason, m.refusal, None, None))
+        store.save_result(run_id, scored.scores)
+        store.set_status(run_id, "finished")
+    record = to_record(fam, model, run_id, scored.scores)
+    if as_json:
+        click.echo(json.dumps(record, ensure_ascii=False))
+    else:
+        _print_table(record, scored.scores)
+
+
+# ------------------------------------------------------------------ match
+
+@cli.command()
+@click.argument("answers", nargs=-1)
+@click.option("--prompt", default="", help="The direct prompt (its words are generic).")
+@click.option("--pairs", "pairs_path", type=click.Path(dir_okay=False),
+              help="JSONL of {a, b, prompt?}: one verdict line per pair.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON verdict.")
+def match(answers: tuple[str, ...], prompt: str, pairs_path: str | None, as_json: bool) -> None:
+    """Are answers A and B the same answer? And why."""
+    from probe.matching import same_answer
+
+    if pairs_path:
+        if answers:
+            raise BadInput("give either two answers or --pairs FILE, not both.")
+        _match_pairs(Path(pairs_path))
+        return
+    if len(answers) != 2:
+        raise BadInput(f"probe match needs two answers, A and B (got {len(answers)}).")
+    a, b = answers
+    same, reason = same_answer(a, b, prompt)
+    if as_json:
+        click.echo(json.dumps({"a": a, "b": b, "prompt": prompt, "same": same,
+                               "reason": reason}, ensure_ascii=False))
+    else:
+        click.echo(f"{'same' if same else 'different'} ({reason})")
+
+
+def _match_pairs(path: Path) -> None:
+    from probe.matching import same_answer
+
+    if not path.is_file():
+        raise BadInput(f"{path}: no such pairs file.")
+    labelled = agree = 0
+    out = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: is not UTF-8 text.") from None
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("a"), str) \
+                or not isinstance(obj.get("b"), str):
+            raise BadInput(f"{path}, line {lineno}: needs string fields 'a' and 'b'.")
+        same, reason = same_answer(obj["a"], obj["b"], str(obj.get("prompt") or ""))
+        expected = obj.get("same")
+        if isinstance(expected, bool):
+            labelled += 1
+            agree += same == expected
+            obj["expected"] = expected
+        obj["same"], obj["reason"] = same, reason
+        out.append(json.dumps(obj, ensure_ascii=False))
+    click.echo("\n".join(out))
+    if labelled:
+        click.echo(f"agreement with labels: {agree}/{labelled} "
+                   f"({100 * agree / labelled:.1f}%)", err=True)
+
+
+def main() -> None:
+    cli(prog_name="probe")

@@ -1,0 +1,21 @@
+"""Errors a user can cause: each carries one plain sentence and maps to an exit code."""
+
+from __future__ import annotations
+
+
+class ProbeError(Exception):
+    """A failure the user can act on. ``str(err)`` is the whole message."""
+
+    exit_code = 1
+
+
+class BadInput(ProbeError):
+    """Malformed file, unknown value, unusable path: exit code 2."""
+
+    exit_code = 2
+
+
+class RunFailed(ProbeError):
+    """A run could not complete (model crashed, disk full, ...): exit code 1."""
+
+    exit_code = 1

@@ -1,0 +1,261 @@
+"""Prompt families: load, validate and save the TOML files users author by hand."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from probe.errors import BadInput
+
+ALLOWED_KEYS = ("name", "direct", "framings", "answers")
+# A family is a survey of one question in ~30 scenarios; thousands of framings is a
+# pasted mistake, and every framing costs a model call.
+MAX_FRAMINGS = 1000
+MAX_PROMPT_CHARS = 4000
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,79}$")
+
+
+@dataclass
+class Family:
+    """A direct question, its reframings, and optional canonical answers with aliases."""
+
+    name: str
+    direct: str
+    framings: list[str]
+    answers: dict[str, list[str]] = field(default_factory=dict)
+    path: Path | None = None
+
+    def content_hash(self) -> str:
+        """A short hash of what is measured (not the name or where it lives)."""
+        body = json.dumps(
+            {"direct": self.direct, "framings": self.framings, "answers": self.answers},
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "direct": self.direct,
+            "framings": list(self.framings),
+            "answers": {k: list(v) for k, v in self.answers.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "family") -> "Family":
+        return validate(data, source)
+
+    def add_alias(self, canonical: str, alias: str) -> None:
+        """Record that ``alias`` means ``canonical`` (a manual merge)."""
+        for key, aliases in self.answers.items():
+            if alias in aliases and key != canonical:
+                aliases.remove(alias)
+        if alias in self.answers and alias != canonical:
+            moved = self.answers.pop(alias)
+            self.answers.setdefault(canonical, [])
+            for a in moved:
+                if a not in self.answers[canonical] and a != canonical:
+                    self.answers[canonical].append(a)
+        aliases = self.answers.setdefault(canonical, [])
+        if alias != canonical and alias not in aliases:
+            aliases.append(alias)
+
+    def add_canonical(self, canonical: str) -> None:
+        """Make ``canonical`` an answer of its own (a manual split)."""
+        for aliases in self.answers.values():
+            if canonical in aliases:
+                aliases.remove(canonical)
+        self.answers.setdefault(canonical, [])
+
+
+def _line_of(text: str, key: str) -> int | None:
+    pattern = re.compile(r"^\s*(\[\s*)?[\"']?" + re.escape(key) + r"[\"']?\s*(=|\])", re.M)
+    m = pattern.search(text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _where(source: str, text: str | None, key: str) -> str:
+    line = _line_of(text, key) if text else None
+    return f"{source}, line {line}" if line else source
+
+
+def validate(data: dict, source: str = "family", text: str | None = None,
+             default_name: str | None = None) -> Family:
+    """Check a parsed family and return it; raise BadInput naming the first problem."""
+    for key in data:
+        if key not in ALLOWED_KEYS:
+            raise BadInput(
+                f"{_where(source, text, key)}: unknown key '{key}' "
+                f"(allowed: {', '.join(ALLOWED_KEYS)})."
+            )
+    name = data.get("name", default_name)
+    if not isinstance(name, str) or not name.strip():
+        raise BadInput(f"{_where(source, text, 'name')}: 'name' must be a non-empty string.")
+    name = name.strip()
+    check_name(name, source)
+
+    direct = data.get("direct")
+    if direct is None:
+        raise BadInput(f"{source}: missing 'direct' (the direct question).")
+    if not isinstance(direct, str):
+        raise BadInput(f"{_where(source, text, 'direct')}: 'direct' must be a string.")
+    if not direct.strip():
+        raise BadInput(f"{_where(source, text, 'direct')}: 'direct' is empty.")
+    if len(direct) > MAX_PROMPT_CHARS:
+        raise BadInput(f"{_where(source, text, 'direct')}: 'direct' is longer than "
+                       f"{MAX_PROMPT_CHARS} characters.")
+
+    framings = data.get("framings")
+    if framings is None:
+        raise BadInput(f"{source}: missing 'framings' (the reframed prompts).")
+    if not isinstance(framings, list):
+        raise BadInput(f"{_where(source, text, 'framings')}: 'framings' must be a list of strings.")
+    if not framings:
+        raise BadInput(f"{_where(source, text, 'framings')}: 'framings' is empty; "
+                       "a family needs at least one reframing.")
+    if len(framings) > MAX_FRAMINGS:
+        raise BadInput(f"{_where(source, text, 'framings')}: {len(framings)} framings is more "
+                       f"than the limit of {MAX_FRAMINGS}.")
+    seen: dict[str, int] = {}
+    clean: list[str] = []
+    for i, item in enumerate(framings, start=1):
+        if not isinstance(item, str):
+            raise BadInput(f"{_where(source, text, 'framings')}: framing {i} must be a string, "
+                           f"not {type(item).__name__}.")
+        if not item.strip():
+            raise BadInput(f"{_where(source, text, 'framings')}: framing {i} is empty.")
+        if len(item) > MAX_PROMPT_CHARS:
+            raise BadInput(f"{_where(source, text, 'framings')}: framing {i} is longer than "
+                           f"{MAX_PROMPT_CHARS} characters.")
+        key = " ".join(item.split()).casefold()
+        if key in seen:
+            raise BadInput(f"{_where(source, text, 'framings')}: framing {i} duplicates "
+                           f"framing {seen[key]}.")
+        seen[key] = i
+        clean.append(item.strip())
+
+    answers = data.get("answers", {})
+    if not isinstance(answers, dict):
+        raise BadInput(f"{_where(source, text, 'answers')}: 'answers' must be a table of "
+                       "canonical answer = [aliases].")
+    clean_answers: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}
+    for canonical, aliases in answers.items():
+        if not canonical.strip():
+            raise BadInput(f"{_where(source, text, 'answers')}: an answer name is empty.")
+        if isinstance(aliases, str):
+            aliases = [aliases]
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise BadInput(f"{_where(source, text, canonical)}: answers.{canonical} must be a "
+                           "list of alias strings.")
+        for alias in [canonical, *aliases]:
+            k = alias.strip().casefold()
+            if k in owner and owner[k] != canonical:
+                raise BadInput(f"{_where(source, text, canonical)}: '{alias}' is listed under both "
+                               f"'{owner[k]}' and '{canonical}'.")
+            owner[k] = canonical
+        clean_answers[canonical] = [a.strip() for a in aliases if a.strip()]
+    return Family(name=name, direct=direct.strip(), framings=clean, answers=clean_answers)
+
+
+def check_name(name: str, source: str = "family") -> None:
+    """A family name doubles as a file name, so it may not contain path syntax."""
+    if not _NAME_RE.match(name) or ".." in name:
+        raise BadInput(
+            f"{source}: family name {name!r} is not allowed; use letters, digits, spaces, "
+            "'-', '_' or '.', at most 80 characters, not starting with a dot."
+        )
+
+
+def load(path: str | Path) -> Family:
+    """Read and validate a family file."""
+    path = Path(path)
+    if not path.exists():
+        raise BadInput(f"{path}: no such family file.")
+    if path.is_dir():
+        raise BadInput(f"{path}: is a folder, not a family file.")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot be read ({exc.strerror}).") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: is not UTF-8 text (is it a binary file?).") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"{path}: invalid TOML: {exc}.") from None
+    family = validate(data, str(path), text, default_name=path.stem)
+    family.path = path
+    return family
+
+
+def _toml_str(value: str) -> str:
+    # JSON string escapes are valid TOML basic-string escapes; DEL must be escaped too.
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def dumps(family: Family) -> str:
+    lines = [f"name = {_toml_str(family.name)}", f"direct = {_toml_str(family.direct)}",
+             "framings = ["]
+    lines += [f"  {_toml_str(f)}," for f in family.framings]
+    lines.append("]")
+    if family.answers:
+        lines += ["", "[answers]"]
+        for canonical, aliases in family.answers.items():
+            items = ", ".join(_toml_str(a) for a in aliases)
+            lines.append(f"{_toml_str(canonical)} = [{items}]")
+    return "\n".join(lines) + "\n"
+
+
+def save(family: Family, path: str | Path) -> Path:
+    """Write atomically so a crash mid-save never leaves half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(dumps(family), encoding="utf-8")
+    tmp.replace(path)
+    family.path = path
+    return path
+
+
+def path_for(name: str, families_dir: str | Path) -> Path:
+    """Where family ``name`` lives inside ``families_dir``; never outside it."""
+    check_name(name)
+    root = Path(families_dir).resolve()
+    slug = re.sub(r"[^A-Za-z0-9_.\-]+", "-", name.strip()).strip("-.").lower() or "family"
+    target = (root / f"{slug}.toml").resolve()
+    if target.parent != root:
+        raise BadInput(f"family name {name!r} would be saved outside {root}.")
+    return target
+
+
+def resolve(spec: str | Path, families_dir: str | Path = "families") -> Family:
+    """A family argument: a path to a .toml file, or the name of one in ``families_dir``."""
+    p = Path(spec)
+    if p.suffix == ".toml" or p.exists():
+        return load(p)
+    candidate = Path(families_dir) / f"{spec}.toml"
+    if candidate.exists():
+        return load(candidate)
+    raise BadInput(f"no family file '{spec}' (looked for {p} and {candidate}).")
+
+
+def discover(families_dir: str | Path) -> list[tuple[Path, Family | BadInput]]:
+    """Every ``*.toml`` in a folder, loaded, or the error that stopped it."""
+    out: list[tuple[Path, Family | BadInput]] = []
+    folder = Path(families_dir)
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            out.append((path, load(path)))
+        except BadInput as exc:
+            out.append((path, exc))
+    return out

@@ -1,0 +1,22 @@
+"""Where probe keeps things: one function per location, each with an env override."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def families_dir() -> Path:
+    return Path(os.environ.get("PROBE_FAMILIES") or "families")
+
+
+def models_dir() -> Path:
+    return Path(os.environ.get("PROBE_MODELS") or "models")
+
+
+def cache_dir() -> Path:
+    """User cache (converted GGUF → safetensors copies live here)."""
+    if os.environ.get("PROBE_CACHE"):
+        return Path(os.environ["PROBE_CACHE"])
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "probe"

@@ -1,0 +1,53 @@
+"""Plain-text rendering of scores for the terminal (no Textual)."""
+
+from __future__ import annotations
+
+from probe.metrics import LABEL_TEXT, AnswerCount, Scores
+
+
+def bar(fraction: float, width: int = 20) -> str:
+    """A horizontal bar in eighths of a cell."""
+    fraction = min(max(fraction, 0.0), 1.0)
+    eighths = round(fraction * width * 8)
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")).ljust(width)
+
+
+def fmt_rate(value: float, hits: int, n: int, interval: tuple[float, float]) -> str:
+    if n == 0:
+        return "—     (no samples)"
+    return f"{value:.2f}  ({hits}/{n}, 95% CI {interval[0]:.2f}–{interval[1]:.2f})"
+
+
+def _dist_lines(title: str, items: list[AnswerCount], top: str | None, limit: int = 8) -> list[str]:
+    lines = [title]
+    if not items:
+        lines.append("  (none)")
+    width = max((len(ac.answer) for ac in items[:limit]), default=0)
+    width = min(max(width, 6), 28)
+    for ac in items[:limit]:
+        mark = "*" if ac.answer == top else " "
+        note = "  (refusal)" if ac.refusal else ""
+        lines.append(f" {mark}{ac.answer[:width]:<{width}} {bar(ac.rate)} {ac.count:>3}{note}")
+    if len(items) > limit:
+        rest = sum(ac.count for ac in items[limit:])
+        lines.append(f"  … {len(items) - limit} more answers ({rest} samples)")
+    return lines
+
+
+def render_scores(record: dict, s: Scores) -> str:
+    top = s.top_answer if s.top_answer is not None else "no answer"
+    lines = [
+        f"family   {record['family']}    model {record['model']}"
+        + (f"    run {record['run_id']}" if record.get("run_id") else ""),
+        f"top      {top}",
+        f"DR       {fmt_rate(s.dr, s.dr_hits, s.n_direct, s.dr_interval)}",
+        f"FR       {fmt_rate(s.fr, s.fr_hits, s.n_framed, s.fr_interval)}",
+        f"π        {s.pi:.2f}",
+        f"label    {LABEL_TEXT[s.label]}   (posterior {s.p_label:.0%})",
+        "",
+    ]
+    lines += _dist_lines("direct answers", s.direct_distribution, s.top_answer)
+    lines.append("")
+    lines += _dist_lines("framed answers", s.framed_distribution, s.top_answer)
+    return "\n".join(lines)

@@ -1,0 +1,144 @@
+"""From raw responses to canonical answers, scores and the paper-shaped JSON record."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from probe.errors import BadInput
+from probe.family import Family
+from probe.matching import Canonicalizer, Match
+from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, AnswerCount, Scores, score
+
+
+@dataclass
+class Response:
+    """One model response: kind ``direct`` or ``framed``, and its index in that kind."""
+
+    kind: str
+    idx: int
+    text: str
+
+
+@dataclass
+class Scored:
+    scores: Scores
+    matches: list[tuple[Response, Match]]   # in arrival order
+
+
+def rescore(family: Family, responses: Sequence[Response],
+            dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD) -> Scored:
+    """Match every response in arrival order, then score the family.
+
+    Canonical names are the clusters' final names (most frequent surface form), so a
+    name can change as samples arrive; the matching itself never does.
+    """
+    canon = Canonicalizer(family.direct, family.answers)
+    raw = [(r, canon.add(r.text)) for r in responses]
+    matches = []
+    for r, m in raw:
+        m.canonical = canon.name_of(m.cluster)
+        matches.append((r, m))
+    direct = [(r, m) for r, m in matches if r.kind == "direct"]
+    framed = [(r, m) for r, m in matches if r.kind == "framed"]
+    refusal_names = {m.canonical for _, m in matches if m.refusal and m.canonical}
+    scores = score(
+        [m.canonical for _, m in direct], [m.canonical for _, m in framed],
+        [m.answer for _, m in direct], [m.answer for _, m in framed],
+        refusals=refusal_names, dr_threshold=dr_threshold, pi_threshold=pi_threshold)
+    return Scored(scores=scores, matches=matches)
+
+
+def _dist(items: list[AnswerCount]) -> list[dict]:
+    out = []
+    for ac in items:
+        d = {"answer": ac.answer, "count": ac.count, "rate": round(ac.rate, 4),
+             "surface_forms": ac.surface_forms}
+        if ac.refusal:
+            d["refusal"] = True
+        out.append(d)
+    return out
+
+
+def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict:
+    """The record ``--json`` prints: the shape of the paper's released outputs."""
+    return {
+        "family": family.name,
+        "model": model,
+        "run_id": run_id,
+        "direct": {"top_answer": s.top_answer, "dr": round(s.dr, 4), "n_samples": s.n_direct,
+                   "distribution": _dist(s.direct_distribution)},
+        "framed": {"top_answer": s.framed_top, "fr": round(s.fr, 4), "n_samples": s.n_framed,
+                   "distribution": _dist(s.framed_distribution)},
+        "pi": round(s.pi, 4),
+        "bias_type": s.label,
+    }
+
+
+# ----------------------------------------------------------- responses files
+
+def _open_text(path: Path):
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, "r", encoding="utf-8")
+
+
+def read_responses(path: str | Path, family: Family) -> list[Response]:
+    """A JSONL file of samples: ``response`` and, for framed ones, ``framing_idx``."""
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: no such responses file.")
+    out: list[Response] = []
+    n_direct = 0
+    framed_seen: dict[int, int] = {}
+    try:
+        with _open_text(path) as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise BadInput(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") from None
+                if not isinstance(obj, dict):
+                    raise BadInput(f"{path}, line {lineno}: expected a JSON object.")
+                if "response" not in obj:
+                    raise BadInput(f"{path}, line {lineno}: missing 'response'.")
+                text = obj["response"]
+                if text is None:
+                    text = ""
+                if not isinstance(text, str):
+                    raise BadInput(f"{path}, line {lineno}: 'response' must be a string.")
+                fidx = obj.get("framing_idx")
+                if fidx is None:
+                    out.append(Response("direct", n_direct, text))
+                    n_direct += 1
+                    continue
+                if isinstance(fidx, bool) or not isinstance(fidx, int):
+                    raise BadInput(f"{path}, line {lineno}: 'framing_idx' must be an integer.")
+                if not 0 <= fidx < len(family.framings):
+                    raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} is out of range "
+                                   f"(family '{family.name}' has {len(family.framings)} framings).")
+                if fidx in framed_seen:
+                    raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} appears again "
+                                   f"(first on line {framed_seen[fidx]}).")
+                framed_seen[fidx] = lineno
+                out.append(Response("framed", fidx, text))
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: is not UTF-8 text.") from None
+    except (OSError, EOFError) as exc:
+        raise BadInput(f"{path}: cannot be read ({exc}).") from None
+    if not out:
+        raise BadInput(f"{path}: has no responses.")
+    return out
+
+
+def framed_prompt(family: Family, idx: int) -> str:
+    return family.framings[idx]
+
+
+def prompts_for(family: Family, responses: Iterable[Response]) -> list[str]:
+    return [family.direct if r.kind == "direct" else family.framings[r.idx] for r in responses]

@@ -1,0 +1,348 @@
+"""The SQLite store: schema, numbered migrations, runs and their samples.
+
+One file (default ``./probe.db``) that ``sqlite3`` and Datasette read as is. Every
+sample is committed as it arrives, so a killed run loses at most the one in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from sqlite_utils import Database
+
+from probe.errors import BadInput, RunFailed
+from probe.family import Family
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+MIGRATIONS_TABLE = "probe_migrations"
+
+
+def default_db_path() -> Path:
+    """``--db`` beats ``PROBE_DB`` beats ``./probe.db``; the CLI passes ``--db`` in."""
+    return Path(os.environ.get("PROBE_DB") or "probe.db")
+
+
+# ------------------------------------------------------------------ migrations
+
+def _m001_initial(db: Database) -> None:
+    db.executescript("""
+    CREATE TABLE families (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        direct TEXT NOT NULL,
+        framings TEXT NOT NULL,          -- JSON list
+        answers TEXT NOT NULL,           -- JSON object canonical -> [aliases]
+        source_path TEXT,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        family_id INTEGER NOT NULL REFERENCES families(id),
+        family_name TEXT NOT NULL,
+        model TEXT NOT NULL,
+        model_hash TEXT,
+        backend TEXT NOT NULL,
+        settings TEXT NOT NULL,          -- JSON: samples, temperature, prompts, shots...
+        seed INTEGER,
+        status TEXT NOT NULL,            -- running | finished | cancelled | failed
+        error TEXT,
+        probe_version TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        finished_at REAL
+    );
+    CREATE INDEX runs_family ON runs(family_name);
+    CREATE TABLE samples (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        kind TEXT NOT NULL CHECK (kind IN ('direct', 'framed')),
+        idx INTEGER NOT NULL,
+        prompt TEXT NOT NULL,
+        response TEXT NOT NULL,
+        answer TEXT NOT NULL,            -- extracted
+        canonical TEXT NOT NULL,         -- '' for an empty response
+        reason TEXT NOT NULL,
+        refusal INTEGER NOT NULL DEFAULT 0,
+        tokens INTEGER,
+        latency_ms REAL,
+        created_at REAL NOT NULL,
+        UNIQUE (run_id, kind, idx)
+    );
+    CREATE TABLE results (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+        top_answer TEXT,
+        dr REAL NOT NULL,
+        fr REAL NOT NULL,
+        pi REAL NOT NULL,
+        label TEXT NOT NULL,
+        n_direct INTEGER NOT NULL,
+        n_framed INTEGER NOT NULL,
+        dr_low REAL, dr_high REAL, fr_low REAL, fr_high REAL,
+        p_label REAL,
+        framed_top TEXT,
+        updated_at REAL NOT NULL
+    );
+    """)
+
+
+MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
+    ("001_initial", _m001_initial),
+]
+
+
+def migrate(db: Database) -> list[str]:
+    """Apply the migrations not yet recorded; return the names applied."""
+    db.execute(f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
+               "(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at REAL NOT NULL)")
+    done = {row[0] for row in db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
+    applied = []
+    for number, (name, fn) in enumerate(MIGRATIONS, start=1):
+        if name in done:
+            continue
+        with db.atomic():
+            fn(db)
+            db.execute(f"INSERT INTO {MIGRATIONS_TABLE} (id, name, applied_at) VALUES (?, ?, ?)",
+                       [number, name, time.time()])
+        applied.append(name)
+    return applied
+
+
+# ----------------------------------------------------------------------- store
+
+@dataclass
+class RunRow:
+    id: int
+    family_id: int
+    family_name: str
+    model: str
+    model_hash: str | None
+    backend: str
+    settings: dict
+    seed: int | None
+    status: str
+    error: str | None
+    probe_version: str
+    created_at: float
+    finished_at: float | None
+
+
+@dataclass
+class SampleRow:
+    run_id: int
+    kind: str
+    idx: int
+    prompt: str
+    response: str
+    answer: str
+    canonical: str
+    reason: str
+    refusal: bool
+    tokens: int | None
+    latency_ms: float | None
+
+
+def _check_file(path: Path) -> None:
+    if path.is_dir():
+        raise BadInput(f"database {path} is a folder, not a file.")
+    if path.exists() and path.stat().st_size > 0:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+        if head != SQLITE_MAGIC:
+            raise BadInput(f"database {path} is not an SQLite file; it was left untouched.")
+
+
+class Store:
+    """A probe database. Thread-safe: the app's worker and UI share one."""
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path is not None else default_db_path()
+        memory = str(self.path) == ":memory:"
+        if not memory:
+            _check_file(self.path)
+            if not self.path.parent.exists():
+                raise BadInput(f"database folder {self.path.parent} does not exist.")
+        existed = not memory and self.path.exists() and self.path.stat().st_size > 0
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
+            self.db = Database(conn)
+            if existed:
+                self._check_foreign()
+            self._lock = threading.RLock()
+            if not memory:
+                self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA busy_timeout=30000")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            migrate(self.db)
+        except sqlite3.DatabaseError as exc:
+            raise BadInput(f"database {self.path} cannot be used: {exc}.") from None
+
+    def _check_foreign(self) -> None:
+        names = {r[0] for r in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'")}
+        if names and MIGRATIONS_TABLE not in names:
+            raise BadInput(f"database {self.path} is not a probe database "
+                           f"(it has tables {', '.join(sorted(names)[:5])}); it was left untouched.")
+        if MIGRATIONS_TABLE in names:
+            known = {name for name, _ in MIGRATIONS}
+            stored = {r[0] for r in self.db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
+            newer = stored - known
+            if newer:
+                raise BadInput(f"database {self.path} was written by a newer probe "
+                               f"(migration {sorted(newer)[-1]}); upgrade probe to use it.")
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[Database]:
+        with self._lock:
+            try:
+                with self.db.atomic():
+                    yield self.db
+            except sqlite3.OperationalError as exc:
+                msg = str(exc)
+                if "full" in msg or "disk" in msg:
+                    raise RunFailed(f"database {self.path} could not be written: {msg} "
+                                    "(no data was lost; free some space and resume).") from None
+                raise
+
+    def query(self, sql: str, params: list | tuple = ()) -> list[dict]:
+        with self._lock:
+            cur = self.db.execute(sql, list(params))
+            cols = [c[0] for c in cur.description]
+            return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+    # ----------------------------------------------------------- families
+
+    def save_family(self, family: Family) -> int:
+        digest = family.content_hash()
+        with self._write() as db:
+            row = db.execute("SELECT id FROM families WHERE hash = ?", [digest]).fetchone()
+            if row:
+                return row[0]
+            cur = db.execute(
+                "INSERT INTO families (name, hash, direct, framings, answers, source_path, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [family.name, digest, family.direct,
+                 json.dumps(family.framings, ensure_ascii=False),
+                 json.dumps(family.answers, ensure_ascii=False),
+                 str(family.path) if family.path else None, time.time()])
+            return cur.lastrowid
+
+    def family(self, family_id: int) -> Family:
+        rows = self.query("SELECT * FROM families WHERE id = ?", [family_id])
+        if not rows:
+            raise BadInput(f"no family with id {family_id} in {self.path}.")
+        r = rows[0]
+        fam = Family(name=r["name"], direct=r["direct"], framings=json.loads(r["framings"]),
+                     answers=json.loads(r["answers"]))
+        if r["source_path"]:
+            fam.path = Path(r["source_path"])
+        return fam
+
+    def family_names(self) -> list[str]:
+        return [r["name"] for r in self.query(
+            "SELECT DISTINCT name FROM families ORDER BY name")]
+
+    # --------------------------------------------------------------- runs
+
+    def create_run(self, family: Family, model: str, backend: str, settings: dict,
+                   seed: int | None, model_hash: str | None = None) -> int:
+        from probe import __version__
+
+        family_id = self.save_family(family)
+        with self._write() as db:
+            cur = db.execute(
+                "INSERT INTO runs (family_id, family_name, model, model_hash, backend, settings,"
+                " seed, status, probe_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [family_id, family.name, model, model_hash, backend,
+                 json.dumps(settings, ensure_ascii=False, sort_keys=True), seed, "running",
+                 __version__, time.time()])
+            return cur.lastrowid
+
+    def run(self, run_id: int) -> RunRow:
+        rows = self.query("SELECT * FROM runs WHERE id = ?", [run_id])
+        if not rows:
+            raise BadInput(f"no run {run_id} in {self.path}.")
+        r = rows[0]
+        r["settings"] = json.loads(r["settings"])
+        return RunRow(**r)
+
+    def runs(self, family: str | None = None, model: str | None = None,
+             limit: int = 500) -> list[dict]:
+        sql = ("SELECT runs.*, results.label, results.dr, results.fr, results.pi, "
+               "results.top_answer, results.n_direct, results.n_framed FROM runs "
+               "LEFT JOIN results ON results.run_id = runs.id WHERE 1=1")
+        params: list = []
+        if family:
+            sql += " AND runs.family_name = ?"
+            params.append(family)
+        if model:
+            sql += " AND runs.model LIKE ?"
+            params.append(f"%{model}%")
+        sql += " ORDER BY runs.id DESC LIMIT ?"
+        params.append(limit)
+        return self.query(sql, params)
+
+    def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
+        finished = time.time() if status != "running" else None
+        with self._write() as db:
+            db.execute("UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?",
+                       [status, error, finished, run_id])
+
+    # ------------------------------------------------------------ samples
+
+    def add_sample(self, s: SampleRow, created_at: float | None = None) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO samples (run_id, kind, idx, prompt, response, answer, canonical,"
+                " reason, refusal, tokens, latency_ms, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [s.run_id, s.kind, s.idx, s.prompt, s.response, s.answer, s.canonical,
+                 s.reason, int(s.refusal), s.tokens, s.latency_ms,
+                 created_at if created_at is not None else time.time()])
+
+    def samples(self, run_id: int) -> list[SampleRow]:
+        rows = self.query(
+            "SELECT run_id, kind, idx, prompt, response, answer, canonical, reason, refusal,"
+            " tokens, latency_ms FROM samples WHERE run_id = ? ORDER BY id", [run_id])
+        return [SampleRow(**{**r, "refusal": bool(r["refusal"])}) for r in rows]
+
+    def update_canonicals(self, run_id: int, rows: list[tuple[str, int, str, str]]) -> None:
+        """Rewrite (kind, idx) → canonical, reason after a re-match."""
+        with self._write() as db:
+            for kind, idx, canonical, reason in rows:
+                db.execute("UPDATE samples SET canonical = ?, reason = ? WHERE run_id = ? "
+                           "AND kind = ? AND idx = ?", [canonical, reason, run_id, kind, idx])
+
+    # ------------------------------------------------------------ results
+
+    def save_result(self, run_id: int, scores) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO results (run_id, top_answer, dr, fr, pi, label, "
+                "n_direct, n_framed, dr_low, dr_high, fr_low, fr_high, p_label, framed_top, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [run_id, scores.top_answer, scores.dr, scores.fr, scores.pi, scores.label,
+                 scores.n_direct, scores.n_framed, *scores.dr_interval, *scores.fr_interval,
+                 scores.p_label, scores.framed_top, time.time()])
+
+    def result(self, run_id: int) -> dict | None:
+        rows = self.query("SELECT * FROM results WHERE run_id = ?", [run_id])
+        return rows[0] if rows else None
+
+    def last_labels(self) -> dict[tuple[str, str], dict]:
+        """The newest finished result for each (family, model)."""
+        rows = self.query(
+            "SELECT runs.family_name, runs.model, runs.id, results.label, results.pi "
+            "FROM runs JOIN results ON results.run_id = runs.id "
+            "WHERE runs.status IN ('finished', 'cancelled') ORDER BY runs.id")
+        return {(r["family_name"], r["model"]): r for r in rows}

@@ -1,0 +1,1 @@
+"""The Textual UI: a client of the probe core."""
