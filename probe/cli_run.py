@@ -1,0 +1,152 @@
+"""`probe run` and `probe models`: sampling a real model from the command line."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+
+import click
+
+from probe.errors import BadInput, ProbeError
+
+
+class _Progress:
+    """One status line on stderr, redrawn per sample, only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def __call__(self, event) -> None:
+        from probe.metrics import LABEL_TEXT
+        from probe.report import bar
+        from probe.runner import SampleDrawn
+
+        if not self.enabled or not isinstance(event, SampleDrawn):
+            return
+        s = event.scores
+        settling = "" if s.settled else " (settling)"
+        line = (f"\r{bar(event.done / event.total, 24)} {event.done}/{event.total}  "
+                f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}  {LABEL_TEXT[s.label]}{settling}")
+        click.echo(line.ljust(96)[:120], err=True, nl=False)
+
+    def done(self) -> None:
+        if self.enabled:
+            click.echo("", err=True)
+
+
+def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
+                 allow_pickle: bool, seed: int, quiet: bool):
+    from probe.backends import make_backend, resolve
+
+    spec = resolve(model_spec, backend)
+    engine = make_backend(spec, trust_remote_code=trust_remote_code,
+                          allow_pickle=allow_pickle, seed=seed)
+    if not quiet:
+        click.echo(f"loading {spec.display} ({spec.engine})…", err=True)
+    engine.load()
+    return spec, engine
+
+
+def run_command(family_arg, model, backend, samples, temperature, max_tokens, seed, base, shots,
+                system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
+                dr_threshold, pi_threshold) -> None:
+    from probe import family as fam_mod
+    from probe.paths import families_dir
+    from probe.report import render_scores
+    from probe.runner import Runner, RunSettings, resumable
+    from probe.scoring import to_record
+    from probe.store import Store
+
+    store = Store(db_path)
+    if resume is not None:
+        if family_arg:
+            raise BadInput("--resume takes the family and settings from the run; "
+                           "drop the FAMILY argument.")
+        resumable(store, resume)
+        run = store.run(resume)
+        stored_spec = run.settings.get("model_spec") or None
+        spec, engine = load_backend(stored_spec, run.settings.get("engine", "auto"),
+                                    trust_remote_code, allow_pickle, run.seed or 0, as_json)
+        if run.model_hash and spec.fingerprint() != run.model_hash:
+            raise BadInput(f"run {resume} was made with different weights for "
+                           f"'{run.model}'; resuming would mix two models.")
+        run_id = resume
+        family_name = run.family_name
+    else:
+        if not family_arg:
+            raise BadInput("probe run needs a FAMILY (a .toml file or a name in "
+                           f"{families_dir()}), or --resume RUN_ID.")
+        family = fam_mod.resolve(family_arg, families_dir())
+        settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
+                               seed=seed, base=base, shots=shots, quick=quick,
+                               system=_read_system(system), dr_threshold=dr_threshold,
+                               pi_threshold=pi_threshold).validate()
+        spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
+                                    as_json)
+        run_id = None
+        family_name = family.name
+
+    progress = _Progress(sys.stderr.isatty())
+    runner = Runner(store, engine, on_event=progress)
+    if run_id is None:
+        run_id = runner.create(family, settings, spec.display, spec.spec, spec.fingerprint())
+    if not as_json:
+        click.echo(f"run {run_id}: {family_name} on {spec.display}", err=True)
+    # A second Ctrl-C while we are saving should not kill the save.
+    outcome = runner.execute(run_id)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    progress.done()
+    if outcome.status == "failed":
+        raise ProbeError(f"run {run_id} failed: {outcome.error}")
+    if outcome.scores is None:
+        click.echo(f"run {run_id} was cancelled before any sample.", err=True)
+        sys.exit(130)
+    record = to_record(outcome.family, spec.display, run_id, outcome.scores)
+    record["status"] = outcome.status
+    record["samples_used"] = outcome.samples_used
+    record["samples_planned"] = outcome.samples_planned
+    if outcome.settings.quick:
+        record["quick"] = {"stopped_early": outcome.stopped_early,
+                           "samples_saved": outcome.samples_planned - outcome.samples_used}
+    if as_json:
+        click.echo(json.dumps(record, ensure_ascii=False))
+    else:
+        click.echo(render_scores(record, outcome.scores))
+        if outcome.stopped_early:
+            click.echo(f"\nquick check: label settled after {outcome.samples_used} of "
+                       f"{outcome.samples_planned} samples.")
+    if outcome.status == "cancelled":
+        click.echo(f"run {run_id} cancelled after {outcome.samples_used} samples; "
+                   f"`probe run --resume {run_id}` finishes it.", err=True)
+        sys.exit(130)
+
+
+def _read_system(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        text = open(path, encoding="utf-8").read().strip()
+    except FileNotFoundError:
+        raise BadInput(f"system prompt file {path} does not exist.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"system prompt file {path} cannot be read ({exc}).") from None
+    if not text:
+        raise BadInput(f"system prompt file {path} is empty.")
+    return text
+
+
+def models_command(as_json: bool) -> None:
+    from probe.backends import available_models
+
+    models = available_models()
+    if as_json:
+        click.echo(json.dumps(models))
+        return
+    if not models:
+        click.echo("no models found (the default model package is not installed).")
+        return
+    for m in models:
+        size = f"{m['size'] / 1e6:,.0f} MB"
+        click.echo(f"{m['engine']:<13} {size:>10}  {m['spec']}"
+                   + (f"   ({m['name']})" if m["name"] != m["spec"] else ""))

@@ -1,0 +1,264 @@
+"""Runs a family on a backend: schedules samples, commits each, streams events.
+
+Direct and framed samples interleave so both rates mean something early. Every
+sample is committed as it arrives; a run resumes by drawing only the (kind, idx)
+pairs it lacks. The CLI and the app both consume the same events.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterator
+
+from probe.backends.base import Backend, Sampling
+from probe.errors import BadInput, ProbeError, RunFailed
+from probe.family import Family
+from probe.matching import Match
+from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
+from probe.prompting import PromptStyle, style_for
+from probe.scoring import Response, rescore
+from probe.store import SampleRow, Store
+
+QUICK_MIN = 10          # at least this many direct and framed samples before a quick stop
+QUICK_CONFIDENCE = 0.95
+
+
+@dataclass
+class RunSettings:
+    samples: int = 30
+    temperature: float = 0.6
+    max_tokens: int = 25
+    seed: int = 0
+    base: bool = False
+    shots: int = 3
+    system: str | None = None
+    quick: bool = False
+    dr_threshold: float = DR_THRESHOLD
+    pi_threshold: float = PI_THRESHOLD
+
+    def validate(self) -> "RunSettings":
+        if self.samples < 1:
+            raise BadInput(f"--samples must be at least 1 (got {self.samples}).")
+        if self.samples > 10_000:
+            raise BadInput(f"--samples {self.samples} is more than the limit of 10000.")
+        if not 0 <= self.temperature <= 5:
+            raise BadInput(f"--temperature must be between 0 and 5 (got {self.temperature}).")
+        if not 1 <= self.max_tokens <= 4096:
+            raise BadInput(f"--max-tokens must be between 1 and 4096 (got {self.max_tokens}).")
+        if not 0 <= self.shots <= 8:
+            raise BadInput(f"--shots must be between 0 and 8 (got {self.shots}).")
+        return self
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RunSettings":
+        known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
+        return cls(**known)
+
+
+# ---------------------------------------------------------------- events
+
+@dataclass
+class SampleDrawn:
+    run_id: int
+    kind: str
+    idx: int
+    response: str
+    match: Match
+    scores: Scores
+    done: int
+    total: int
+
+
+@dataclass
+class RunFinished:
+    run_id: int
+    scores: Scores
+    samples_used: int
+    samples_planned: int
+    stopped_early: bool = False
+
+
+@dataclass
+class RunCancelled:
+    run_id: int
+    scores: Scores | None
+    samples_used: int
+
+
+@dataclass
+class RunFailedEvent:
+    run_id: int
+    error: str
+
+
+Event = SampleDrawn | RunFinished | RunCancelled | RunFailedEvent
+
+
+@dataclass
+class Outcome:
+    run_id: int
+    status: str                       # finished | cancelled | failed
+    scores: Scores | None
+    family: Family
+    samples_used: int = 0
+    samples_planned: int = 0
+    stopped_early: bool = False
+    error: str | None = None
+    settings: RunSettings = field(default_factory=RunSettings)
+
+
+def sample_seed(seed: int, kind: str, idx: int) -> int:
+    """One seed per (kind, idx), so a resumed sample is drawn as it would have been."""
+    return (seed * 1_000_003 + (0 if kind == "direct" else 500_009) + idx) % (2 ** 31 - 1)
+
+
+class Runner:
+    """Drives one run. ``cancel()`` may be called from any thread."""
+
+    def __init__(self, store: Store, backend: Backend,
+                 on_event: Callable[[Event], None] | None = None):
+        self.store = store
+        self.backend = backend
+        self.on_event = on_event or (lambda e: None)
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        self.backend.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    # ------------------------------------------------------------ creation
+
+    def create(self, family: Family, settings: RunSettings, model_name: str,
+               model_spec: str = "", model_hash: str | None = None) -> int:
+        """Record a new run (the backend must be loaded: its template decides the mode)."""
+        settings.validate()
+        style = style_for(family.direct, self.backend.has_chat_template, settings.base,
+                          settings.shots, settings.system)
+        stored = {**asdict(settings), "style": style.to_dict(), "model_spec": model_spec,
+                  "engine": self.backend.name}
+        return self.store.create_run(family, model_name, self.backend.name, stored,
+                                     settings.seed, model_hash)
+
+    # ----------------------------------------------------------- execution
+
+    def execute(self, run_id: int) -> Outcome:
+        run = self.store.run(run_id)
+        family = self.store.family(run.family_id)
+        settings = RunSettings.from_dict(run.settings)
+        style = PromptStyle.from_dict(run.settings.get("style", {}))
+        sampling = Sampling(settings.temperature, settings.max_tokens)
+        existing = self.store.samples(run_id)
+        responses = [Response(s.kind, s.idx, s.response) for s in existing]
+        have = {(s.kind, s.idx) for s in existing}
+        direct_todo = [i for i in range(settings.samples) if ("direct", i) not in have]
+        framed_todo = [i for i in range(len(family.framings)) if ("framed", i) not in have]
+        planned = settings.samples + len(family.framings)
+        if self.store.run(run_id).status != "running":
+            self.store.set_status(run_id, "running")
+        self.backend.reset_cancel()
+        scores: Scores | None = rescore(family, responses, settings.dr_threshold,
+                                        settings.pi_threshold).scores if responses else None
+        stopped_early = False
+        try:
+            for kind, indices in self._plan(direct_todo, framed_todo, settings.quick):
+                if self.cancelled:
+                    break
+                for idx, completion in zip(indices, self._draw(family, kind, indices, style,
+                                                               sampling, settings.seed)):
+                    responses.append(Response(kind, idx, completion.text))
+                    scored = rescore(family, responses, settings.dr_threshold,
+                                     settings.pi_threshold)
+                    scores = scored.scores
+                    match = scored.matches[-1][1]
+                    self.store.add_sample(SampleRow(
+                        run_id, kind, idx, completion.prompt, completion.text, match.answer,
+                        match.canonical, match.reason, match.refusal, completion.tokens,
+                        completion.latency_ms))
+                    self.on_event(SampleDrawn(run_id, kind, idx, completion.text, match,
+                                              scores, len(responses), planned))
+                    if settings.quick and self._settled(scores):
+                        stopped_early = True
+                        break
+                    if self.cancelled:
+                        break
+                if stopped_early:
+                    break
+        except KeyboardInterrupt:
+            self._cancel.set()
+        except ProbeError as exc:
+            return self._fail(run_id, family, settings, str(exc), len(responses), planned)
+        except Exception as exc:  # an engine crash must not leave the run "running"
+            return self._fail(run_id, family, settings, f"{type(exc).__name__}: {exc}",
+                              len(responses), planned)
+        if responses:
+            scored = rescore(family, responses, settings.dr_threshold, settings.pi_threshold)
+            scores = scored.scores
+            self.store.update_canonicals(run_id, [(r.kind, r.idx, m.canonical, m.reason)
+                                                  for r, m in scored.matches])
+            self.store.save_result(run_id, scores)
+        complete = len(responses) == planned or stopped_early
+        if self.cancelled and not complete:
+            self.store.set_status(run_id, "cancelled")
+            self.on_event(RunCancelled(run_id, scores, len(responses)))
+            return Outcome(run_id, "cancelled", scores, family, len(responses), planned,
+                           settings=settings)
+        self.store.set_status(run_id, "finished")
+        self.on_event(RunFinished(run_id, scores, len(responses), planned, stopped_early))
+        return Outcome(run_id, "finished", scores, family, len(responses), planned,
+                       stopped_early, settings=settings)
+
+    def _fail(self, run_id: int, family: Family, settings: RunSettings, error: str,
+              used: int, planned: int) -> Outcome:
+        try:
+            self.store.set_status(run_id, "failed", error)
+        except ProbeError:
+            pass   # the database itself may be what failed; the samples so far are kept
+        self.on_event(RunFailedEvent(run_id, error))
+        return Outcome(run_id, "failed", None, family, used, planned, error=error,
+                       settings=settings)
+
+    @staticmethod
+    def _settled(scores: Scores) -> bool:
+        return (scores.n_direct >= QUICK_MIN and scores.n_framed >= QUICK_MIN
+                and scores.p_label >= QUICK_CONFIDENCE)
+
+    def _plan(self, direct: list[int], framed: list[int], quick: bool
+              ) -> Iterator[tuple[str, list[int]]]:
+        """Alternate direct and framed chunks, in proportion to what each still needs."""
+        chunk = max(1, self.backend.preferred_chunk())
+        if quick:
+            chunk = min(chunk, 5)
+        d = f = 0
+        while d < len(direct) or f < len(framed):
+            if d < len(direct) and (f >= len(framed) or d / len(direct) <= f / len(framed)):
+                yield "direct", direct[d:d + chunk]
+                d += chunk
+            else:
+                yield "framed", framed[f:f + chunk]
+                f += chunk
+
+    def _draw(self, family: Family, kind: str, indices: list[int], style: PromptStyle,
+              sampling: Sampling, seed: int):
+        seeds = [sample_seed(seed, kind, i) for i in indices]
+        if kind == "direct":
+            return self.backend.sample_many(family.direct, len(indices), style, sampling, seeds)
+        return self.backend.sample_each([family.framings[i] for i in indices], style, sampling,
+                                        seeds)
+
+
+def resumable(store: Store, run_id: int) -> None:
+    """Raise unless ``run_id`` can be resumed."""
+    run = store.run(run_id)
+    if run.status == "finished":
+        raise BadInput(f"run {run_id} is already finished; nothing to resume.")
+    if run.backend in ("external",):
+        raise BadInput(f"run {run_id} was scored from a file and cannot be resumed.")
+
+
+__all__ = ["Runner", "RunSettings", "Outcome", "SampleDrawn", "RunFinished", "RunCancelled",
+           "RunFailedEvent", "resumable", "RunFailed"]
