@@ -157,14 +157,21 @@ def available_models() -> list[dict]:
     for folder in folders:
         if not folder.is_dir():
             continue
-        for f in sorted(folder.rglob("*.gguf")):
-            out.append({"spec": str(f), "engine": "llama", "path": str(f), "name": f.name,
-                        "size": f.stat().st_size})
-        for cfg in sorted(folder.rglob("config.json")):
-            d = cfg.parent
-            size = sum(x.stat().st_size for x in d.iterdir() if x.is_file())
-            out.append({"spec": str(d), "engine": "transformers", "path": str(d),
-                        "name": d.name, "size": size})
+        # Follow links: people link big model folders into ./models rather than copy them.
+        for root, dirs, files in os.walk(folder, followlinks=True):
+            here = Path(root)
+            dirs.sort()
+            if "config.json" in files:
+                size = sum((here / f).stat().st_size for f in files)
+                out.append({"spec": str(here), "engine": "transformers", "path": str(here),
+                            "name": here.name, "size": size})
+                dirs.clear()
+                continue
+            for f in sorted(files):
+                if f.endswith(".gguf"):
+                    out.append({"spec": str(here / f), "engine": "llama",
+                                "path": str(here / f), "name": f,
+                                "size": (here / f).stat().st_size})
     try:
         from huggingface_hub import scan_cache_dir
 

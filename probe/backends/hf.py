@@ -83,8 +83,12 @@ class TransformersBackend(Backend):
         if progress:
             progress("importing torch and transformers", 0.05)
         import torch
+        import transformers
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        # Their progress bars would scribble over the app and the CLI's own status line.
+        transformers.utils.logging.disable_progress_bar()
+        transformers.utils.logging.set_verbosity_error()
         folder = self.path
         if folder.is_file() and folder.suffix == ".gguf":
             folder = self._gguf_to_safetensors(progress)
