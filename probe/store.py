@@ -32,8 +32,15 @@ def default_db_path() -> Path:
 
 # ------------------------------------------------------------------ migrations
 
+def _script(db: Database, sql: str) -> None:
+    # Statement by statement: executescript() would COMMIT the migration's transaction.
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
 def _m001_initial(db: Database) -> None:
-    db.executescript("""
+    _script(db, """
     CREATE TABLE families (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL,
@@ -103,15 +110,25 @@ def migrate(db: Database) -> list[str]:
     db.execute(f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
                "(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at REAL NOT NULL)")
     done = {row[0] for row in db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
+    if all(name in done for name, _ in MIGRATIONS):
+        return []
     applied = []
-    for number, (name, fn) in enumerate(MIGRATIONS, start=1):
-        if name in done:
-            continue
-        with db.atomic():
+    # IMMEDIATE takes the write lock first, so two processes opening a new database at
+    # once cannot both apply the same migration.
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        done = {row[0] for row in db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
+        for number, (name, fn) in enumerate(MIGRATIONS, start=1):
+            if name in done:
+                continue
             fn(db)
             db.execute(f"INSERT INTO {MIGRATIONS_TABLE} (id, name, applied_at) VALUES (?, ?, ?)",
                        [number, name, time.time()])
-        applied.append(name)
+            applied.append(name)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
     return applied
 
 
@@ -203,11 +220,22 @@ class Store:
 
     @contextmanager
     def _write(self) -> Iterator[Database]:
+        # BEGIN IMMEDIATE takes the write lock up front (waiting on busy_timeout); a
+        # deferred BEGIN that reads first fails at once with "database is locked" when
+        # another process wrote in between.
         with self._lock:
             try:
-                with self.db.atomic():
+                self.db.execute("BEGIN IMMEDIATE")
+                try:
                     yield self.db
+                except BaseException:
+                    if self.db.conn.in_transaction:
+                        self.db.execute("ROLLBACK")
+                    raise
+                self.db.execute("COMMIT")
             except sqlite3.OperationalError as exc:
+                if self.db.conn.in_transaction:
+                    self.db.conn.rollback()
                 msg = str(exc)
                 if "full" in msg or "disk" in msg:
                     raise RunFailed(f"database {self.path} could not be written: {msg} "

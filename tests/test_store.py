@@ -84,3 +84,18 @@ def test_database_from_a_newer_probe_is_refused(tmp_path):
     store.close()
     with pytest.raises(BadInput, match="newer probe"):
         Store(path)
+
+
+def test_many_processes_opening_a_new_database_at_once(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "fresh.db"
+    code = ("import sys; from probe.store import Store; from probe.family import Family;"
+            "s = Store(sys.argv[1]);"
+            "s.create_run(Family('f', 'Choose a random x', ['a']), 'm', 'fake', {}, 0)")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(path)], stderr=subprocess.PIPE,
+                              text=True) for _ in range(6)]
+    errors = [p.communicate()[1] for p in procs]
+    assert all(p.returncode == 0 for p in procs), errors
+    assert len(Store(path).runs()) == 6
