@@ -41,13 +41,14 @@ _EXPLAIN = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _ABBREV = re.compile(r"(?:^|\s)(?:st|mt|dr|mr|mrs|ms|no|vs|jr|sr|ft|u\.s|d\.c)$", re.I)
 _BRACE = re.compile(r"\{([^{}]*)\}")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
 def extract(response: str | None) -> str:
     """The answer inside a response: first line, markup and lead-ins removed."""
     if not response:
         return ""
-    text = response.replace("\r", "\n")
+    text = _ANSI.sub("", response).replace("\r", "\n")
     m = _BRACE.search(text)
     if m and m.group(1).strip():
         text = m.group(1)

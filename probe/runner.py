@@ -122,6 +122,7 @@ class Runner:
         self.backend = backend
         self.on_event = on_event or (lambda e: None)
         self._cancel = threading.Event()
+        self.force_quick = False      # the app's quick-check key can turn it on mid-run
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -181,7 +182,7 @@ class Runner:
                         completion.latency_ms))
                     self.on_event(SampleDrawn(run_id, kind, idx, completion.text, match,
                                               scores, len(responses), planned))
-                    if settings.quick and self._settled(scores):
+                    if (settings.quick or self.force_quick) and self._settled(scores):
                         stopped_early = True
                         break
                     if self.cancelled:
@@ -233,6 +234,8 @@ class Runner:
         chunk = max(1, self.backend.preferred_chunk())
         if quick:
             chunk = min(chunk, 5)
+        elif self.force_quick:
+            chunk = min(chunk, 10)
         d = f = 0
         while d < len(direct) or f < len(framed):
             if d < len(direct) and (f >= len(framed) or d / len(direct) <= f / len(framed)):

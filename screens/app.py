@@ -1,24 +1,295 @@
-"""The probe app (Textual)."""
+"""The probe app: home (families and model), and the glue to the core's runner."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
 from textual.app import App, ComposeResult
-from textual.widgets import Footer, Header, Static
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from probe import family as fam_mod
+from probe.errors import ProbeError
+from probe.metrics import LABEL_TEXT
+from probe.paths import families_dir
+from probe.store import Store
+from screens.messages import ModelFailed, ModelLoaded, ModelLoading
+
+HELP = """\
+[b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
+
+[b]Home[/b]     r run selected family · n new family · e edit · h history · m choose model
+[b]Editor[/b]   ctrl+s save · ctrl+d draft reframings (chat models) · alt+↑/↓ move a reframing · escape back
+[b]Run[/b]      s stop · u resume · k quick check on/off · a answers (merge/split) · escape back
+[b]Answers[/b]  space mark · m merge marked into selected · x split selected surface form
+[b]History[/b]  enter open run · space mark · c compare two marked runs · / filter
+Everywhere: ? this help · ctrl+p command palette · q quit
+"""
 
 
-class ProbeApp(App):
-    TITLE = "probe"
+class HelpScreen(ModalScreen):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
-    def __init__(self, model: str | None = None, db_path: str = "probe.db"):
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static(HELP, id="help-text")
+            yield Static("[dim]escape to close[/dim]")
+
+
+class ModelPicker(ModalScreen[str | None]):
+    """Models usable here, as `probe models` lists them."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, models: list[dict]) -> None:
         super().__init__()
-        self.model_spec = model
-        self.db_path = db_path
+        self.models = models
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker-box"):
+            yield Static("[b]Choose a model[/b]  (enter to load, escape to cancel)")
+            options = [Option(f"{m['engine']:<13} {m['name']}  [dim]{m['size'] / 1e6:,.0f} MB"
+                              f"[/dim]", id=str(i)) for i, m in enumerate(self.models)]
+            yield OptionList(*options, id="model-list")
+
+    @on(OptionList.OptionSelected)
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.models[int(event.option.id)]["spec"])
+
+
+class HomeScreen(Screen):
+    BINDINGS = [
+        Binding("r", "run", "Run"),
+        Binding("n", "new", "New"),
+        Binding("e", "edit", "Edit"),
+        Binding("h", "history", "History"),
+        Binding("m", "model", "Model"),
+    ]
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("probe")
+        yield Static("", id="model-status")
+        yield DataTable(id="families", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="home-hint")
         yield Footer()
 
+    def on_mount(self) -> None:
+        table = self.query_one("#families", DataTable)
+        table.add_columns("family", "framings", "direct prompt", "last label (this model)")
+        self.refresh_families()
+        self.update_model_status()
 
-def run_app(model: str | None = None, db_path: str = "probe.db") -> None:
-    ProbeApp(model=model, db_path=db_path).run()
+    def on_screen_resume(self) -> None:
+        self.refresh_families()
+        self.update_model_status()
+
+    def refresh_families(self) -> None:
+        app: ProbeApp = self.app  # type: ignore[assignment]
+        table = self.query_one("#families", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        labels = app.store.last_labels()
+        app.families = {}
+        for path, fam in fam_mod.discover(families_dir()):
+            if isinstance(fam, ProbeError):
+                table.add_row(Text(path.stem), "—", Text(str(fam), style="red"), "",
+                              key=str(path))
+                continue
+            app.families[str(path)] = fam
+            last = labels.get((fam.name, app.model_display))
+            label = (f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—")
+            table.add_row(Text(fam.name), str(len(fam.framings)), Text(fam.direct), label,
+                          key=str(path))
+        for name in app.store.family_names():
+            if not any(f.name == name for f in app.families.values()):
+                run = app.store.runs(family=name, limit=1)
+                fam = app.store.family(run[0]["family_id"]) if run else None
+                if fam:
+                    key = f"db:{name}"
+                    app.families[key] = fam
+                    last = labels.get((name, app.model_display))
+                    label = f"{LABEL_TEXT[last['label']]}" if last else "—"
+                    table.add_row(Text(name) + Text(" (db)", style="dim"),
+                                  str(len(fam.framings)), Text(fam.direct), label, key=key)
+        if table.row_count:
+            table.move_cursor(row=min(max(keep, 0), table.row_count - 1))
+        hint = self.query_one("#home-hint", Static)
+        hint.update("" if table.row_count else
+                    f"No families in {families_dir()}/ yet: press n to write one.")
+
+    def update_model_status(self) -> None:
+        app: ProbeApp = self.app  # type: ignore[assignment]
+        self.query_one("#model-status", Static).update(app.model_status_text())
+
+    def selected_family(self):
+        app: ProbeApp = self.app  # type: ignore[assignment]
+        table = self.query_one("#families", DataTable)
+        if not table.row_count:
+            return None, None
+        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        return key, app.families.get(key)
+
+    def action_run(self) -> None:
+        key, fam = self.selected_family()
+        if fam is None:
+            self.notify("Select a family that loads without errors first.", severity="warning")
+            return
+        self.app.open_run(fam)  # type: ignore[attr-defined]
+
+    def action_new(self) -> None:
+        from screens.editor import EditorScreen
+
+        self.app.push_screen(EditorScreen(None))
+
+    def action_edit(self) -> None:
+        from screens.editor import EditorScreen
+
+        key, fam = self.selected_family()
+        if fam is None:
+            self.notify("Nothing to edit: select a family.", severity="warning")
+            return
+        self.app.push_screen(EditorScreen(fam))
+
+    def action_history(self) -> None:
+        from screens.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen())
+
+    def action_model(self) -> None:
+        self.app.action_pick_model()  # type: ignore[attr-defined]
+
+    @on(DataTable.RowSelected, "#families")
+    def row_chosen(self) -> None:
+        self.action_run()
+
+
+class ProbeApp(App):
+    """Holds the store, the current model and its loaded backend; screens do the rest."""
+
+    TITLE = "probe"
+    SUB_TITLE = "Deep or Shallow?"
+    CSS_PATH = "probe.tcss"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(self, model: str | None = None, db_path: str | os.PathLike | None = None,
+                 backend_factory=None, autoload: bool = True) -> None:
+        super().__init__()
+        self.store = Store(db_path) if db_path is not None else Store()
+        self.model_spec = model or ""
+        self.model_display = "default model"
+        self.backend = None
+        self.backend_factory = backend_factory    # tests inject a scripted backend
+        self.model_state = "not loaded"
+        self.families: dict = {}
+        self.autoload = autoload
+
+    def on_mount(self) -> None:
+        self.push_screen(HomeScreen())
+        if self.autoload:
+            self.load_model(self.model_spec)
+
+    def model_status_text(self) -> str:
+        colour = {"ready": "green", "loading": "yellow", "failed": "red"}.get(
+            self.model_state.split(":")[0], "dim")
+        return (f" model: [b]{self.model_display}[/b]  [{colour}]{self.model_state}[/{colour}]"
+                "   [dim](m to change)[/dim]")
+
+    # ------------------------------------------------------------ model
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="model",
+          description="loading model")
+    def load_model(self, spec: str) -> None:
+        self.post_message(ModelLoading("resolving model", 0.0))
+        try:
+            if self.backend_factory is not None:
+                backend, display = self.backend_factory(spec)
+            else:
+                from probe.backends import make_backend, resolve
+
+                resolved = resolve(spec or None)
+                backend, display = make_backend(resolved), resolved.display
+                self.resolved_model = resolved
+            self.post_message(ModelLoading(f"loading {display}", 0.1))
+            backend.load(lambda text, frac: self.post_message(ModelLoading(text, frac)))
+        except ProbeError as exc:
+            self.post_message(ModelFailed(str(exc)))
+            return
+        except Exception as exc:  # an engine's own error: still one message, no crash
+            self.post_message(ModelFailed(f"{type(exc).__name__}: {exc}"))
+            return
+        self.backend = backend
+        self.model_display = display
+        self.post_message(ModelLoaded(display))
+
+    def _refresh_status(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen):
+                screen.update_model_status()
+                screen.refresh_families()
+
+    def on_model_loading(self, msg: ModelLoading) -> None:
+        self.model_state = f"loading: {msg.text} ({msg.fraction:.0%})"
+        self._refresh_status()
+
+    def on_model_loaded(self, msg: ModelLoaded) -> None:
+        self.model_state = "ready"
+        self._refresh_status()
+        self.notify(f"{msg.display} is ready.")
+
+    def on_model_failed(self, msg: ModelFailed) -> None:
+        self.model_state = "failed"
+        self.backend = None
+        self._refresh_status()
+        self.notify(msg.error, title="Model failed to load", severity="error", timeout=10)
+
+    def action_pick_model(self) -> None:
+        from probe.backends import available_models
+
+        def chosen(spec: str | None) -> None:
+            if spec is not None:
+                self.model_spec = "" if spec == "default" else spec
+                self.backend = None
+                self.load_model(self.model_spec)
+
+        self.push_screen(ModelPicker(available_models()), chosen)
+
+    # ------------------------------------------------------------- runs
+
+    def open_run(self, family, run_id: int | None = None, read_only: bool = False) -> None:
+        from screens.run_view import RunScreen
+
+        if not read_only and self.backend is None:
+            self.notify("The model is not loaded yet (" + self.model_state + ").",
+                        severity="warning")
+            return
+        self.push_screen(RunScreen(family, run_id=run_id, read_only=read_only))
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        # A sampling thread cannot be killed; ask it to stop so the run is marked cancelled.
+        from screens.run_view import RunScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, RunScreen) and screen.runner and screen.state == "running":
+                screen.runner.cancel()
+        self.exit()
+
+
+def make_app(**kwargs) -> ProbeApp:
+    """One factory shared by the CLI and the tests."""
+    return ProbeApp(**kwargs)
+
+
+def run_app(model: str | None = None, db_path: str | None = None) -> None:
+    make_app(model=model, db_path=Path(db_path) if db_path else None).run()

@@ -74,7 +74,18 @@ class TransformersBackend(Backend):
         except Exception as exc:  # the GGUF loader raises many kinds
             raise RunFailed(f"transformers could not read {self.path}: {exc}.") from None
         tmp = target.with_name(target.name + ".partial")
-        model.save_pretrained(tmp, safe_serialization=True)
+        tmp.mkdir(parents=True, exist_ok=True)
+        # The weights are already dequantised in memory, but transformers marks a GGUF model
+        # as "quantized" and refuses save_pretrained; write plain safetensors ourselves.
+        from safetensors.torch import save_model
+
+        save_model(model, str(tmp / "model.safetensors"))
+        config = model.config
+        if hasattr(config, "quantization_config"):
+            delattr(config, "quantization_config")
+        config.save_pretrained(tmp)
+        if model.generation_config is not None:
+            model.generation_config.save_pretrained(tmp)
         tok.save_pretrained(tmp)
         tmp.rename(target)
         return target

@@ -1,0 +1,105 @@
+"""Sampling throughput per backend, batched vs one at a time, on the default model.
+
+All figures come from one run on one machine and are printed as ratios, so they
+compare like with like:
+  llama.cpp     sample_many (the prompt's KV cache reused across the N samples)
+                vs N calls with the cache reset before each.
+  transformers  one batched generate for N samples (and a left-padded batch of
+                framings) vs N generate calls of one sequence each.
+Then one family's wall time on each backend.
+    python benchmarks/sampling.py [--n 30] [--backends llama,transformers]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from probe import family as fam_mod  # noqa: E402
+from probe.backends import make_backend, resolve  # noqa: E402
+from probe.backends.base import Sampling  # noqa: E402
+from probe.prompting import style_for  # noqa: E402
+from probe.runner import Runner, RunSettings  # noqa: E402
+from probe.store import Store  # noqa: E402
+
+
+def timed(fn, repeats: int = 3) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def bench_backend(engine: str, n: int, family) -> dict:
+    spec = resolve(None, engine)
+    backend = make_backend(spec)
+    t = time.perf_counter()
+    backend.load()
+    load_s = time.perf_counter() - t
+    style = style_for(family.direct, backend.has_chat_template, True, 3, None)
+    sampling = Sampling()
+    seeds = list(range(n))
+
+    def batched():
+        list(backend.sample_many(family.direct, n, style, sampling, seeds))
+
+    def one_at_a_time():
+        for i in range(n):
+            if engine == "llama":
+                backend.llm.reset()        # forget the cached prompt
+            list(backend.sample_many(family.direct, 1, style, sampling, [seeds[i]]))
+
+    framings = family.framings[:n]
+
+    def framed_batched():
+        list(backend.sample_each(framings, style, sampling, seeds))
+
+    def framed_single():
+        for i, f in enumerate(framings):
+            list(backend.sample_each([f], style, sampling, [i]))
+
+    batched()   # warm-up
+    b = timed(batched)
+    s = timed(one_at_a_time)
+    fb = timed(framed_batched)
+    fs = timed(framed_single)
+    store = Store(Path(tempfile.mkdtemp()) / "bench.db")
+    runner = Runner(store, backend)
+    run_id = runner.create(family, RunSettings(), spec.display)
+    t = time.perf_counter()
+    runner.execute(run_id)
+    wall = time.perf_counter() - t
+    return {"engine": engine, "load_s": load_s, "direct_batched": n / b, "direct_single": n / s,
+            "framed_batched": len(framings) / fb, "framed_single": len(framings) / fs,
+            "family_wall_s": wall, "gpu": backend.USES_GPU}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=30)
+    ap.add_argument("--backends", default="llama,transformers")
+    args = ap.parse_args()
+    family = fam_mod.load(ROOT / "families" / "butterfly.toml")
+    rows = [bench_backend(e, args.n, family) for e in args.backends.split(",")]
+    print(f"{'backend':<14}{'device':<7}{'direct/s batched':>17}{'one-by-one':>12}{'ratio':>7}"
+          f"{'framed/s batched':>18}{'one-by-one':>12}{'ratio':>7}{'family s':>10}{'load s':>8}")
+    for r in rows:
+        print(f"{r['engine']:<14}{'gpu' if r['gpu'] else 'cpu':<7}"
+              f"{r['direct_batched']:>17.1f}{r['direct_single']:>12.1f}"
+              f"{r['direct_batched'] / r['direct_single']:>6.1f}x"
+              f"{r['framed_batched']:>18.1f}{r['framed_single']:>12.1f}"
+              f"{r['framed_batched'] / r['framed_single']:>6.1f}x"
+              f"{r['family_wall_s']:>10.1f}{r['load_s']:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""The app, driven with Textual's Pilot as a user would: author → save → run → merge →
+history → compare, with a scripted backend; failures shown, never crashing."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import statistics
+import time
+
+import pytest
+from textual import events
+from textual.widgets import DataTable, Input, Static, TextArea
+
+from conftest import FAMILIES
+from probe import family as fam_mod
+from probe.backends.fake import FakeBackend
+from probe.errors import BadInput
+from screens.app import HomeScreen, HelpScreen, make_app
+from screens.editor import EditorScreen
+from screens.history import HistoryScreen
+from screens.run_view import AnswersScreen, RunScreen
+
+
+def answer_by_prompt(prompt: str) -> str:
+    """Direct: always Monarch. Framed: Monarch for even scenarios, 'monarch butterfly' for
+    multiples of 3, else Viceroy — so merges and table rows have something to show."""
+    if prompt.startswith("Choose"):
+        return "Monarch"
+    n = int(prompt.split()[1].rstrip(":")) if prompt.startswith("Scenario") else 0
+    return "Monarch" if n % 2 == 0 else "Viceroy"
+
+
+def make(tmp_path, backend=None, **kw):
+    backend = backend or FakeBackend(answer_by_prompt)
+    return make_app(db_path=tmp_path / "probe.db",
+                    backend_factory=lambda spec: (backend, "fake-model"), **kw)
+
+
+async def wait_until(pilot, condition, timeout=10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_home_lists_bundled_families_and_the_model(isolated):
+    for f in FAMILIES.glob("*.toml"):
+        shutil.copy(f, isolated / "families" / f.name)
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            table = app.screen.query_one("#families", DataTable)
+            names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+            assert "butterfly" in names and len(names) == 6
+            status = str(app.screen.query_one("#model-status", Static).render())
+            assert "fake-model" in status and "ready" in status
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            assert isinstance(app.screen, HomeScreen)
+
+    run(go())
+
+
+def test_author_save_run_merge_history_compare(isolated):
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            # --- author a family with five reframings, pasted at once
+            await pilot.press("n")
+            assert isinstance(app.screen, EditorScreen)
+            ed = app.screen
+            ed.query_one("#name", Input).value = "butterflies"
+            await pilot.pause()
+            assert "'direct' is empty" in str(ed.query_one("#validation", Static).render())
+            ed.query_one("#direct", Input).value = "Choose a random popular butterfly."
+            ed.query_one("#framings", TextArea).text = "\n".join(
+                f"Scenario {i}: which butterfly for the card?" for i in range(5))
+            await pilot.pause()
+            assert "5 reframings" in str(ed.query_one("#framing-count", Static).render())
+            assert "valid" in str(ed.query_one("#validation", Static).render())
+            await pilot.press("ctrl+s")
+            saved = fam_mod.load(isolated / "families" / "butterflies.toml")
+            assert len(saved.framings) == 5
+            await pilot.press("escape")
+            assert isinstance(app.screen, HomeScreen)
+            # --- run it with r
+            table = app.screen.query_one("#families", DataTable)
+            row = [str(table.get_row_at(i)[0]) for i in range(table.row_count)].index("butterflies")
+            table.move_cursor(row=row)
+            await pilot.press("r")
+            assert isinstance(app.screen, RunScreen)
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            await pilot.pause(0.3)
+            assert rs.scored.scores.fr == pytest.approx(3 / 5)
+            badge = str(rs.query_one("#badge", Static).render())
+            assert "Deep" in badge
+            # --- merge Viceroy into Monarch: FR goes to 1 and the alias is saved
+            await pilot.press("a")
+            assert isinstance(app.screen, AnswersScreen)
+            ans = app.screen
+            t = ans.query_one("#answers", DataTable)
+            keys = [t.coordinate_to_cell_key((i, 0)).row_key.value for i in range(t.row_count)]
+            t.move_cursor(row=keys.index("Viceroy"))
+            await pilot.press("space")
+            t.move_cursor(row=keys.index("Monarch"))
+            await pilot.press("m")
+            await pilot.pause()
+            assert rs.scored.scores.fr == 1.0
+            assert "Viceroy" in fam_mod.load(isolated / "families" / "butterflies.toml"
+                                             ).answers["Monarch"]
+            assert app.store.result(rs.run_id)["fr"] == 1.0
+            await pilot.press("escape", "escape")
+            # --- a second run, then history and compare
+            await pilot.press("r")
+            rs2 = app.screen
+            await wait_until(pilot, lambda: rs2.state.startswith("finished"))
+            await pilot.press("escape", "h")
+            assert isinstance(app.screen, HistoryScreen)
+            runs = app.screen.query_one("#runs", DataTable)
+            assert runs.row_count == 2
+            assert runs.get_row_at(0)[5] == "Deep"
+            await pilot.press("space", "down", "space", "c")
+            text = str(app.screen.query_one("#compare", Static).render())
+            assert "same top answer: yes" in text
+            await pilot.press("enter")
+            assert isinstance(app.screen, RunScreen) and app.screen.read_only
+
+    run(go())
+
+
+def test_history_filter(isolated):
+    async def go():
+        app = make(isolated, autoload=False)
+        fam = fam_mod.Family("moths", "Choose a random moth.", ["Scenario 1: which moth?"])
+        from probe.runner import Runner, RunSettings
+
+        backend = FakeBackend("Luna")
+        backend.load()
+        for name in ("moths", "bees"):
+            fam.name = name
+            r = Runner(app.store, backend)
+            r.execute(r.create(fam, RunSettings(samples=2), "fake-model"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("h", "slash")
+            for ch in "bee":
+                await pilot.press(ch)
+            runs = app.screen.query_one("#runs", DataTable)
+            assert runs.row_count == 1 and str(runs.get_row_at(0)[2]) == "bees"
+
+    run(go())
+
+
+def test_leaving_the_editor_with_unsaved_changes_asks_first(isolated):
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("n")
+            app.screen.query_one("#direct", Input).value = "Choose a random moth."
+            await pilot.press("escape")
+            assert app.screen.__class__.__name__ == "ConfirmLeave"
+            await pilot.press("n")
+            assert isinstance(app.screen, EditorScreen)
+            assert app.screen.query_one("#direct", Input).value == "Choose a random moth."
+            await pilot.press("escape", "y")
+            assert isinstance(app.screen, HomeScreen)
+
+    run(go())
+
+
+def test_a_model_that_fails_to_load_is_a_message_not_a_crash(isolated):
+    async def go():
+        backend = FakeBackend(load_error=BadInput("model file x.gguf does not exist."))
+        app = make(isolated, backend=backend)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "failed")
+            assert any("does not exist" in str(n.message) for n in app._notifications)
+            shutil.copy(FAMILIES / "butterfly.toml", isolated / "families" / "butterfly.toml")
+            app.screen.refresh_families()
+            await pilot.press("r")
+            assert isinstance(app.screen, HomeScreen)     # no run without a model
+
+    run(go())
+
+
+def test_a_run_that_fails_is_shown(isolated):
+    shutil.copy(FAMILIES / "butterfly.toml", isolated / "families" / "butterfly.toml")
+
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch", fail_after=3))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state == "failed")
+            assert any("scripted failure" in str(n.message) for n in app._notifications)
+
+    run(go())
+
+
+def test_stop_and_resume_keys(isolated):
+    shutil.copy(FAMILIES / "butterfly.toml", isolated / "families" / "butterfly.toml")
+
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch", delay=0.02))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: len(rs.responses) >= 5)
+            await pilot.press("s")
+            await wait_until(pilot, lambda: rs.state == "cancelled")
+            n = len(app.store.samples(rs.run_id))
+            assert 5 <= n < 60
+            await pilot.press("u")
+            await wait_until(pilot, lambda: rs.state.startswith("finished"), timeout=20)
+            assert len(app.store.samples(rs.run_id)) == 60
+
+    run(go())
+
+
+def test_keystrokes_are_handled_within_100ms_while_sampling(isolated):
+    shutil.copy(FAMILIES / "butterfly.toml", isolated / "families" / "butterfly.toml")
+
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch", delay=0.2))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: len(rs.responses) >= 3)
+            latencies = []
+            for _ in range(10):
+                # Key event in, screen changed: what the user waits for. (Pilot.press also
+                # waits for the whole app to go idle, which measures the test harness.)
+                t = time.perf_counter()
+                app.post_message(events.Key("question_mark", "?"))
+                while not isinstance(app.screen, HelpScreen):
+                    await asyncio.sleep(0.001)
+                latencies.append(time.perf_counter() - t)
+                await pilot.press("escape")
+            assert rs.state == "running"          # it really was sampling throughout
+            assert statistics.median(latencies) < 0.1, latencies
+            assert max(latencies) < 0.5, latencies
+
+    run(go())
+
+
+def test_markup_in_answers_is_shown_as_text(isolated):
+    # A canonical name that Rich would treat as markup (and "[/]" would crash it).
+    fam = fam_mod.load(FAMILIES / "butterfly.toml")
+    fam.answers = {"[/]Mon[bold]arch": ["Monarch"]}
+    fam_mod.save(fam, isolated / "families" / "butterfly.toml")
+
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch\x1b[31m\x07"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            await pilot.pause(0.3)
+            text = str(rs.query_one("#direct-dist", Static).render())
+            assert "[/]Mon[bold]arch" in text and "\x1b" not in text and "\x07" not in text
+            assert "[/]Mon[bold]arch" in str(rs.query_one("#pi", Static).render())
+            await pilot.press("a")
+            assert "[/]Mon[bold]arch" in str(app.screen.query_one("#answer-detail",
+                                                                   Static).render())
+
+    run(go())
