@@ -276,6 +276,12 @@ class Store:
             fam.path = Path(r["source_path"])
         return fam
 
+    def relink_family(self, run_id: int, family: Family) -> None:
+        """Point a run at an edited snapshot of its family (after a manual merge/split)."""
+        family_id = self.save_family(family)
+        with self._write() as db:
+            db.execute("UPDATE runs SET family_id = ? WHERE id = ?", [family_id, run_id])
+
     def family_names(self) -> list[str]:
         return [r["name"] for r in self.query(
             "SELECT DISTINCT name FROM families ORDER BY name")]

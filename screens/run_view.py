@@ -47,7 +47,7 @@ def render_distribution(title: str, items: list[AnswerCount], top: str | None,
         text.append(" " + bar(ac.rate, width), style="green" if ac.answer == top else "cyan")
         text.append(f" {ac.count:>2}")
         if ac.refusal:
-            text.append(" refusal/echo", style="dim italic")
+            text.append(" ⊘", style="dim")
         text.append("\n")
     if len(items) > limit:
         text.append(f"… {len(items) - limit} more", style="dim")
@@ -183,6 +183,7 @@ class RunScreen(Screen):
         self.tick()
         if self.run_id is not None and self.scored is not None:
             store = self.app.store  # type: ignore[attr-defined]
+            store.relink_family(self.run_id, self.family)
             store.update_canonicals(self.run_id, [(r.kind, r.idx, m.canonical, m.reason)
                                                   for r, m in self.scored.matches])
             store.save_result(self.run_id, self.scored.scores)
@@ -223,10 +224,13 @@ class RunScreen(Screen):
             badge.remove_class(cls)
         badge.add_class(BADGE_CLASS[s.label])
         badge.set_class(not s.settled, "settling")
+        # A small terminal keeps room for the reframings table.
+        limit = 3 if self.size.height < 30 else 8
         self.query_one("#direct-dist", Static).update(
-            render_distribution("Direct answers", s.direct_distribution, s.top_answer))
+            render_distribution("Direct answers (⊘ refusal/echo)", s.direct_distribution,
+                                s.top_answer, limit))
         self.query_one("#framed-dist", Static).update(
-            render_distribution("Framed answers", s.framed_distribution, s.top_answer))
+            render_distribution("Framed answers", s.framed_distribution, s.top_answer, limit))
 
     def _update_table(self) -> None:
         table = self.query_one("#framings", DataTable)

@@ -121,6 +121,8 @@ def test_author_save_run_merge_history_compare(isolated):
             assert "Viceroy" in fam_mod.load(isolated / "families" / "butterflies.toml"
                                              ).answers["Monarch"]
             assert app.store.result(rs.run_id)["fr"] == 1.0
+            snapshot = app.store.family(app.store.run(rs.run_id).family_id)
+            assert "Viceroy" in snapshot.answers["Monarch"]      # reopening agrees
             await pilot.press("escape", "escape")
             # --- a second run, then history and compare
             await pilot.press("r")
@@ -277,5 +279,31 @@ def test_markup_in_answers_is_shown_as_text(isolated):
             await pilot.press("a")
             assert "[/]Mon[bold]arch" in str(app.screen.query_one("#answer-detail",
                                                                    Static).render())
+
+    run(go())
+
+
+def test_real_default_model_through_the_app(isolated):
+    fam = fam_mod.Family("bird", "Choose a random bird.",
+                         ["I'm painting a bird on a mug. Which bird should it be?",
+                          "Our team needs a bird mascot. Which bird?",
+                          "Which bird should my son draw for class?"])
+    fam_mod.save(fam, isolated / "families" / "bird.toml")
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db")          # the real default model
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state in ("ready", "failed"), 120)
+            assert app.model_state == "ready", app.model_state
+            assert app.model_display.startswith("gemma-3-270m")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"), 300)
+            await pilot.pause(0.3)
+            assert len(app.store.samples(rs.run_id)) == 33
+            result = app.store.result(rs.run_id)
+            assert result["label"] in ("deep", "shallow", "non_bias")
+            assert result["n_direct"] + result["n_framed"] > 0
+            assert "DR" in str(rs.query_one("#dr", Static).render())
 
     run(go())
