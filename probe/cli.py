@@ -214,5 +214,117 @@ def models(as_json: bool) -> None:
     models_command(as_json)
 
 
+# ------------------------------------------------------------------ batch
+
+@cli.command()
+@click.argument("families", nargs=-1)
+@click.option("--model", default=None, help="Model spec (default: Gemma 3 270M).")
+@click.option("--backend", type=click.Choice(["auto", "transformers", "llama"]), default="auto",
+              show_default=True)
+@click.option("--samples", default=30, show_default=True, help="Direct samples per family.")
+@click.option("--temperature", default=0.6, show_default=True)
+@click.option("--max-tokens", default=25, show_default=True)
+@click.option("--seed", default=0, show_default=True)
+@click.option("--base", is_flag=True, help="Base-model prompting even if a chat template exists.")
+@click.option("--shots", default=3, show_default=True)
+@click.option("--resume", type=int, default=None, metavar="BATCH_ID",
+              help="Finish an interrupted batch.")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON record per family, then a summary line.")
+@click.option("--trust-remote-code", is_flag=True)
+@click.option("--allow-pickle", is_flag=True)
+@_db_option
+def batch(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
+          resume, as_json, trust_remote_code, allow_pickle, db_path) -> None:
+    """Run many FAMILIES (files, folders or names) on one model; print the breakdown."""
+    from probe.cli_batch import batch_command
+
+    batch_command(families, model, backend, samples, temperature, max_tokens, seed, base,
+                  shots, resume, as_json, trust_remote_code, allow_pickle, db_path)
+
+
+@cli.command()
+@click.option("--a", "model_a", required=True, help="First model (name or part of it).")
+@click.option("--b", "model_b", required=True, help="Second model; π bins use its runs.")
+@click.option("--json", "as_json", is_flag=True)
+@_db_option
+def compare(model_a, model_b, as_json, db_path) -> None:
+    """Compare two models' stored runs over the families both have run."""
+    from probe.analysis import compare_models, render_compare
+    from probe.store import Store
+
+    result = compare_models(Store(db_path), model_a, model_b)
+    click.echo(json.dumps(result) if as_json else render_compare(result))
+
+
+@cli.command()
+@click.option("--model", default=None, help="Only runs of this model.")
+@click.option("--json", "as_json", is_flag=True)
+@_db_option
+def thresholds(model, as_json, db_path) -> None:
+    """The paper's threshold sweep over stored runs (t = 0.50 … 0.86)."""
+    from probe.analysis import render_thresholds, threshold_table
+    from probe.store import Store
+
+    store = Store(db_path)
+    rows = threshold_table(store, model)
+    n = len(store.latest_results(model))
+    if as_json:
+        click.echo(json.dumps([{"t": t, **share} for t, share in rows]))
+    else:
+        click.echo(render_thresholds(rows, n))
+
+
+@cli.command("import-dataset")
+@click.option("--prompts", required=True, type=click.Path(dir_okay=False))
+@click.option("--framings", required=True, type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False))
+def import_dataset(prompts, framings, out) -> None:
+    """The paper's released prompts and framings (JSONL, .gz too) → family files."""
+    from probe.analysis import import_dataset as do_import
+
+    written, skipped = do_import(Path(prompts), Path(framings), Path(out))
+    for note in skipped:
+        click.echo(f"skipped {note}", err=True)
+    click.echo(f"wrote {len(written)} family files to {out}"
+               + (f" ({len(skipped)} skipped)" if skipped else ""))
+
+
+@cli.command()
+@click.option("--run", "run_ids", type=int, multiple=True, help="Run id (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["deepbias"]), default="deepbias",
+              show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Write here instead of stdout.")
+@_db_option
+def export(run_ids, fmt, out, db_path) -> None:
+    """Stored runs as the paper's release records (JSONL)."""
+    from probe.analysis import export_records
+    from probe.store import Store
+
+    lines = [json.dumps(r, ensure_ascii=False) for r in export_records(Store(db_path),
+                                                                       list(run_ids))]
+    text = "\n".join(lines) + ("\n" if lines else "")
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {len(lines)} records to {out}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+@cli.command()
+@click.option("--out", required=True, type=click.Path(file_okay=False))
+@click.option("--model", default=None, help="Only runs of this model.")
+@_db_option
+def report(out, model, db_path) -> None:
+    """Breakdown bars and a DR-vs-FR scatter as SVG and PNG, plus one HTML page."""
+    from probe.charts import write_report
+    from probe.store import Store
+
+    paths = write_report(Store(db_path), Path(out), model)
+    for p in paths:
+        click.echo(str(p))
+
+
 def main() -> None:
     cli(prog_name="probe")

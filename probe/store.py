@@ -100,8 +100,23 @@ def _m001_initial(db: Database) -> None:
     """)
 
 
+def _m002_batches(db: Database) -> None:
+    _script(db, """
+    CREATE TABLE batches (
+        id INTEGER PRIMARY KEY,
+        model TEXT NOT NULL,
+        settings TEXT NOT NULL,          -- JSON: model spec, engine, run settings
+        families TEXT NOT NULL,          -- JSON list of family file paths, in order
+        created_at REAL NOT NULL
+    );
+    ALTER TABLE runs ADD COLUMN batch_id INTEGER REFERENCES batches(id);
+    CREATE INDEX runs_batch ON runs(batch_id)
+    """)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("001_initial", _m001_initial),
+    ("002_batches", _m002_batches),
 ]
 
 
@@ -149,6 +164,7 @@ class RunRow:
     probe_version: str
     created_at: float
     finished_at: float | None
+    batch_id: int | None = None
 
 
 @dataclass
@@ -289,17 +305,19 @@ class Store:
     # --------------------------------------------------------------- runs
 
     def create_run(self, family: Family, model: str, backend: str, settings: dict,
-                   seed: int | None, model_hash: str | None = None) -> int:
+                   seed: int | None, model_hash: str | None = None,
+                   batch_id: int | None = None) -> int:
         from probe import __version__
 
         family_id = self.save_family(family)
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO runs (family_id, family_name, model, model_hash, backend, settings,"
-                " seed, status, probe_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " seed, status, probe_version, created_at, batch_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [family_id, family.name, model, model_hash, backend,
                  json.dumps(settings, ensure_ascii=False, sort_keys=True), seed, "running",
-                 __version__, time.time()])
+                 __version__, time.time(), batch_id])
             return cur.lastrowid
 
     def run(self, run_id: int) -> RunRow:
@@ -325,6 +343,39 @@ class Store:
         sql += " ORDER BY runs.id DESC LIMIT ?"
         params.append(limit)
         return self.query(sql, params)
+
+    def create_batch(self, model: str, settings: dict, families: list[str]) -> int:
+        with self._write() as db:
+            return db.execute(
+                "INSERT INTO batches (model, settings, families, created_at) VALUES (?, ?, ?, ?)",
+                [model, json.dumps(settings, ensure_ascii=False), json.dumps(families),
+                 time.time()]).lastrowid
+
+    def batch(self, batch_id: int) -> dict:
+        rows = self.query("SELECT * FROM batches WHERE id = ?", [batch_id])
+        if not rows:
+            raise BadInput(f"no batch {batch_id} in {self.path}.")
+        row = rows[0]
+        row["settings"] = json.loads(row["settings"])
+        row["families"] = json.loads(row["families"])
+        return row
+
+    def batch_runs(self, batch_id: int) -> list[dict]:
+        return self.query("SELECT id, family_name, status FROM runs WHERE batch_id = ? "
+                          "ORDER BY id", [batch_id])
+
+    def latest_results(self, model: str | None = None) -> list[dict]:
+        """The newest finished run per (family, model), with its result and prompt."""
+        sql = ("SELECT runs.id AS run_id, runs.family_name, runs.model, runs.family_id, "
+               "families.direct, results.* FROM runs JOIN results ON results.run_id = runs.id "
+               "JOIN families ON families.id = runs.family_id "
+               "WHERE runs.status = 'finished' AND runs.id IN (SELECT MAX(id) FROM runs "
+               "WHERE status = 'finished' GROUP BY family_name, model)")
+        params: list = []
+        if model:
+            sql += " AND runs.model LIKE ?"
+            params.append(f"%{model}%")
+        return self.query(sql + " ORDER BY runs.family_name, runs.model", params)
 
     def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
         finished = time.time() if status != "running" else None

@@ -221,5 +221,11 @@ class TransformersBackend(Backend):
             batch = [self.render(p, style) for p in prompts[start:start + size]]
             yield from self._generate(batch, 1, sampling, seeds[start], style)
 
+    def sample_texts(self, texts: Sequence[str], mode: str, sampling: Sampling,
+                     seed: int) -> list[Completion]:
+        """One completion of each already-rendered text: the batch command pools
+        framings of several families into one generate call with this."""
+        return self._generate(list(texts), 1, sampling, seed, PromptStyle(mode=mode))
+
     def close(self) -> None:
         self.model = None

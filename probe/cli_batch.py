@@ -1,0 +1,94 @@
+"""`probe batch`: many families on one model, resumable, with the breakdown chart."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+
+import click
+
+from probe.errors import BadInput, ProbeError
+
+
+def render_breakdown(summary: dict, width: int = 40) -> str:
+    from probe.report import bar
+
+    lines = [f"breakdown over {summary['n']} families"]
+    for key, name in (("deep", "Deep"), ("shallow", "Shallow"), ("non_bias", "Non-bias")):
+        lines.append(f"  {name:<9}{bar(summary[key] / 100, width)} {summary[key]:5.1f}%")
+    return "\n".join(lines)
+
+
+def batch_command(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
+                  resume, as_json, trust_remote_code, allow_pickle, db_path) -> None:
+    from probe.batch import Batch, breakdown, expand_families
+    from probe.cli_run import load_backend
+    from probe.metrics import LABEL_TEXT
+    from probe.paths import families_dir
+    from probe.runner import RunSettings
+    from probe.scoring import to_record
+    from probe.store import Store
+
+    store = Store(db_path)
+    interactive = sys.stderr.isatty()
+
+    def on_family(i, n, outcome):
+        if outcome.scores is None:
+            return
+        s = outcome.scores
+        click.echo(f"[{i}/{n}] {outcome.family.name}: {LABEL_TEXT[s.label]}  "
+                   f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}", err=True)
+
+    if resume is not None:
+        if families:
+            raise BadInput("--resume takes the families from the batch; drop FAMILIES.")
+        info = store.batch(resume)
+        st = info["settings"]
+        spec, engine = load_backend(st.get("model_spec") or None, st.get("engine", "auto"),
+                                    trust_remote_code, allow_pickle, st["run"]["seed"], as_json)
+        if st.get("model_hash") and spec.fingerprint() != st["model_hash"]:
+            raise BadInput(f"batch {resume} was made with different weights; resuming would "
+                           "mix two models.")
+        batch_id = resume
+        runner = Batch(store, engine, on_family=on_family)
+    else:
+        paths = expand_families(families, families_dir())
+        settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
+                               seed=seed, base=base, shots=shots).validate()
+        spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
+                                    as_json)
+        runner = Batch(store, engine, on_family=on_family)
+        batch_id = runner.create(paths, settings, spec.display, spec.spec, spec.fingerprint())
+    if not as_json or interactive:
+        click.echo(f"batch {batch_id} on {spec.display}", err=True)
+    try:
+        outcomes = runner.execute(batch_id)
+    except KeyboardInterrupt:
+        outcomes = []
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    failed = [o for o in outcomes if o.status == "failed"]
+    done = [o for o in outcomes if o.status == "finished"]
+    unfinished = len(store.batch_runs(batch_id)) - len(done)
+    records = [to_record(o.family, spec.display, o.run_id, o.scores) for o in done]
+    summary = breakdown([o.scores.label for o in done])
+    if as_json:
+        for r in records:
+            click.echo(json.dumps(r, ensure_ascii=False))
+        click.echo(json.dumps({"summary": summary}))
+    else:
+        click.echo(f"{'family':<28}{'label':<10}{'DR':>6}{'FR':>6}{'π':>6}  top answer")
+        for o in done:
+            s = o.scores
+            click.echo(f"{o.family.name[:27]:<28}{LABEL_TEXT[s.label]:<10}{s.dr:>6.2f}"
+                       f"{s.fr:>6.2f}{s.pi:>6.2f}  {s.top_answer or 'no answer'}")
+        click.echo("")
+        click.echo(render_breakdown(summary))
+    for o in failed:
+        click.echo(f"run {o.run_id} ({o.family.name}) failed: {o.error}", err=True)
+    if unfinished:
+        click.echo(f"batch {batch_id}: {unfinished} families unfinished; "
+                   f"`probe batch --resume {batch_id}` finishes them.", err=True)
+        if failed:
+            raise ProbeError(f"{len(failed)} of the batch's runs failed.")
+        sys.exit(130)
