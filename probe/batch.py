@@ -72,7 +72,7 @@ class Batch:
         self.on_event = on_event
 
     def create(self, paths: list[Path], settings: RunSettings, model_name: str,
-               model_spec: str, model_hash: str | None) -> int:
+               model_spec: str, model_hash: str | None, extra: dict | None = None) -> int:
         families = [fam_mod.load(p) for p in paths]     # every file valid before any sample
         names = Counter(f.name for f in families)
         dup = [n for n, c in names.items() if c > 1]
@@ -82,12 +82,13 @@ class Batch:
         settings.validate()
         batch_id = self.store.create_batch(
             model_name, {"run": settings.__dict__, "model_spec": model_spec,
-                         "engine": self.backend.name, "model_hash": model_hash},
+                         "engine": self.backend.name, "model_hash": model_hash,
+                         **(extra or {})},
             [str(p) for p in paths])
         runner = Runner(self.store, self.backend)
         for fam in families:
             run_id = runner.create(fam, RunSettings(**settings.__dict__), model_name,
-                                   model_spec, model_hash)
+                                   model_spec, model_hash, extra)
             self.store.db.execute("UPDATE runs SET batch_id = ? WHERE id = ?", [batch_id, run_id])
         return batch_id
 

@@ -176,8 +176,11 @@ def _match_pairs(path: Path) -> None:
 @click.argument("family", required=False)
 @click.option("--model", default=None, help="A .gguf file, a folder with config.json, or a "
               "hub id in the local cache (default: Gemma 3 270M).")
-@click.option("--backend", type=click.Choice(["auto", "transformers", "llama"]), default="auto",
-              show_default=True)
+@click.option("--backend", type=click.Choice(["auto", "transformers", "llama", "openai"]),
+              default="auto", show_default=True)
+@click.option("--base-url", default=None, help="OpenAI-compatible server (with --backend openai).")
+@click.option("--api-key-env", default=None, metavar="VAR",
+              help="Environment variable holding the server's API key (never stored).")
 @click.option("--samples", default=30, show_default=True, help="Direct samples (N).")
 @click.option("--temperature", default=0.6, show_default=True)
 @click.option("--max-tokens", default=25, show_default=True)
@@ -194,15 +197,15 @@ def _match_pairs(path: Path) -> None:
 @click.option("--dr-threshold", default=0.65, show_default=True)
 @click.option("--pi-threshold", default=0.40, show_default=True)
 @_db_option
-def run(family, model, backend, samples, temperature, max_tokens, seed, base, shots, system,
-        quick, resume, as_json, trust_remote_code, allow_pickle, dr_threshold, pi_threshold,
-        db_path) -> None:
+def run(family, model, backend, base_url, api_key_env, samples, temperature, max_tokens, seed,
+        base, shots, system, quick, resume, as_json, trust_remote_code, allow_pickle,
+        dr_threshold, pi_threshold, db_path) -> None:
     """Sample FAMILY on a local model, store every sample, print DR, FR, π and the label."""
     from probe.cli_run import run_command
 
     run_command(family, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold)
+                dr_threshold, pi_threshold, base_url, api_key_env)
 
 
 @cli.command()
@@ -219,8 +222,11 @@ def models(as_json: bool) -> None:
 @cli.command()
 @click.argument("families", nargs=-1)
 @click.option("--model", default=None, help="Model spec (default: Gemma 3 270M).")
-@click.option("--backend", type=click.Choice(["auto", "transformers", "llama"]), default="auto",
-              show_default=True)
+@click.option("--backend", type=click.Choice(["auto", "transformers", "llama", "openai"]),
+              default="auto", show_default=True)
+@click.option("--base-url", default=None, help="OpenAI-compatible server (with --backend openai).")
+@click.option("--api-key-env", default=None, metavar="VAR",
+              help="Environment variable holding the server's API key (never stored).")
 @click.option("--samples", default=30, show_default=True, help="Direct samples per family.")
 @click.option("--temperature", default=0.6, show_default=True)
 @click.option("--max-tokens", default=25, show_default=True)
@@ -234,13 +240,14 @@ def models(as_json: bool) -> None:
 @click.option("--trust-remote-code", is_flag=True)
 @click.option("--allow-pickle", is_flag=True)
 @_db_option
-def batch(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
-          resume, as_json, trust_remote_code, allow_pickle, db_path) -> None:
+def batch(families, model, backend, base_url, api_key_env, samples, temperature, max_tokens,
+          seed, base, shots, resume, as_json, trust_remote_code, allow_pickle, db_path) -> None:
     """Run many FAMILIES (files, folders or names) on one model; print the breakdown."""
     from probe.cli_batch import batch_command
 
     batch_command(families, model, backend, samples, temperature, max_tokens, seed, base,
-                  shots, resume, as_json, trust_remote_code, allow_pickle, db_path)
+                  shots, resume, as_json, trust_remote_code, allow_pickle, db_path, base_url,
+                  api_key_env)
 
 
 @cli.command()

@@ -21,7 +21,8 @@ def render_breakdown(summary: dict, width: int = 40) -> str:
 
 
 def batch_command(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
-                  resume, as_json, trust_remote_code, allow_pickle, db_path) -> None:
+                  resume, as_json, trust_remote_code, allow_pickle, db_path, base_url=None,
+                  api_key_env=None) -> None:
     from probe.batch import Batch, breakdown, expand_families
     from probe.cli_run import load_backend
     from probe.metrics import LABEL_TEXT
@@ -46,7 +47,9 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         info = store.batch(resume)
         st = info["settings"]
         spec, engine = load_backend(st.get("model_spec") or None, st.get("engine", "auto"),
-                                    trust_remote_code, allow_pickle, st["run"]["seed"], as_json)
+                                    trust_remote_code, allow_pickle, st["run"]["seed"], as_json,
+                                    st.get("base_url"), api_key_env or st.get("api_key_env"),
+                                    chat=not st["run"].get("base", False))
         if st.get("model_hash") and spec.fingerprint() != st["model_hash"]:
             raise BadInput(f"batch {resume} was made with different weights; resuming would "
                            "mix two models.")
@@ -57,9 +60,12 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots).validate()
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
-                                    as_json)
+                                    as_json, base_url, api_key_env, chat=not base)
         runner = Batch(store, engine, on_family=on_family)
-        batch_id = runner.create(paths, settings, spec.display, spec.spec, spec.fingerprint())
+        extra = ({"base_url": base_url, "api_key_env": api_key_env}
+                 if spec.engine == "openai" else None)
+        batch_id = runner.create(paths, settings, spec.display, spec.spec, spec.fingerprint(),
+                                 extra)
     if not as_json or interactive:
         click.echo(f"batch {batch_id} on {spec.display}", err=True)
     try:

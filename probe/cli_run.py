@@ -36,12 +36,14 @@ class _Progress:
 
 
 def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
-                 allow_pickle: bool, seed: int, quiet: bool):
+                 allow_pickle: bool, seed: int, quiet: bool, base_url: str | None = None,
+                 api_key_env: str | None = None, chat: bool = True):
     from probe.backends import make_backend, resolve
 
-    spec = resolve(model_spec, backend)
+    spec = resolve(model_spec, backend, base_url)
     engine = make_backend(spec, trust_remote_code=trust_remote_code,
-                          allow_pickle=allow_pickle, seed=seed)
+                          allow_pickle=allow_pickle, seed=seed, api_key_env=api_key_env,
+                          chat=chat)
     if not quiet:
         click.echo(f"loading {spec.display} ({spec.engine})…", err=True)
     engine.load()
@@ -50,7 +52,7 @@ def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
 
 def run_command(family_arg, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold) -> None:
+                dr_threshold, pi_threshold, base_url=None, api_key_env=None) -> None:
     from probe import family as fam_mod
     from probe.paths import families_dir
     from probe.report import render_scores
@@ -66,8 +68,17 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         resumable(store, resume)
         run = store.run(resume)
         stored_spec = run.settings.get("model_spec") or None
-        spec, engine = load_backend(stored_spec, run.settings.get("engine", "auto"),
-                                    trust_remote_code, allow_pickle, run.seed or 0, as_json)
+        from probe.backends import BACKENDS
+
+        engine_name = run.settings.get("engine", "auto")
+        if engine_name not in BACKENDS:
+            raise BadInput(f"run {resume} was sampled by the '{engine_name}' engine, which the "
+                           "command line cannot load.")
+        spec, engine = load_backend(
+            stored_spec, engine_name,
+            trust_remote_code, allow_pickle, run.seed or 0, as_json,
+            run.settings.get("base_url"), api_key_env or run.settings.get("api_key_env"),
+            chat=not run.settings.get("base", False))
         if run.model_hash and spec.fingerprint() != run.model_hash:
             raise BadInput(f"run {resume} was made with different weights for "
                            f"'{run.model}'; resuming would mix two models.")
@@ -83,14 +94,16 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
                                system=_read_system(system), dr_threshold=dr_threshold,
                                pi_threshold=pi_threshold).validate()
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
-                                    as_json)
+                                    as_json, base_url, api_key_env, chat=not base)
         run_id = None
         family_name = family.name
 
     progress = _Progress(sys.stderr.isatty())
     runner = Runner(store, engine, on_event=progress)
     if run_id is None:
-        run_id = runner.create(family, settings, spec.display, spec.spec, spec.fingerprint())
+        run_id = runner.create(family, settings, spec.display, spec.spec, spec.fingerprint(),
+                               extra={"base_url": base_url, "api_key_env": api_key_env}
+                               if spec.engine == "openai" else None)
     if not as_json:
         click.echo(f"run {run_id}: {family_name} on {spec.display}", err=True)
     # A second Ctrl-C while we are saving should not kill the save.

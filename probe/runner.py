@@ -135,13 +135,16 @@ class Runner:
     # ------------------------------------------------------------ creation
 
     def create(self, family: Family, settings: RunSettings, model_name: str,
-               model_spec: str = "", model_hash: str | None = None) -> int:
+               model_spec: str = "", model_hash: str | None = None,
+               extra: dict | None = None) -> int:
         """Record a new run (the backend must be loaded: its template decides the mode)."""
         settings.validate()
         style = style_for(family.direct, self.backend.has_chat_template, settings.base,
                           settings.shots, settings.system)
+        # ``extra`` holds engine details such as a server URL; API keys never come here,
+        # only the name of the variable that holds one.
         stored = {**asdict(settings), "style": style.to_dict(), "model_spec": model_spec,
-                  "engine": self.backend.name}
+                  "engine": self.backend.name, **(extra or {})}
         return self.store.create_run(family, model_name, self.backend.name, stored,
                                      settings.seed, model_hash)
 

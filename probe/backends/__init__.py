@@ -14,7 +14,7 @@ from probe.backends.base import Backend, Completion, Sampling
 from probe.errors import BadInput
 
 DEFAULT_MODEL_NAME = "gemma-3-270m (Q4_K_M, default)"
-BACKENDS = ("auto", "transformers", "llama")
+BACKENDS = ("auto", "transformers", "llama", "openai")
 
 
 @dataclass
@@ -24,9 +24,12 @@ class ModelSpec:
     path: Path
     display: str         # for tables and the database
     revision: str | None = None
+    base_url: str | None = None   # the openai engine: the server
 
     def fingerprint(self) -> str:
         """A cheap identity for the weights: file hash for GGUF, revision or listing."""
+        if self.engine == "openai":
+            return f"server:{self.base_url}:{self.spec}"
         if self.revision:
             return f"revision:{self.revision}"
         if self.path.is_file():
@@ -89,10 +92,18 @@ def _hf_cache_lookup(repo_id: str) -> tuple[Path, str] | None:
     return None
 
 
-def resolve(spec: str | None, backend: str = "auto") -> ModelSpec:
+def resolve(spec: str | None, backend: str = "auto", base_url: str | None = None) -> ModelSpec:
     """Turn what the user typed into an engine and a local path, or say why not."""
     if backend not in BACKENDS:
         raise BadInput(f"unknown backend '{backend}' (choose from {', '.join(BACKENDS)}).")
+    if backend == "openai" or base_url:
+        if not base_url:
+            raise BadInput("--backend openai needs --base-url (the server, e.g. "
+                           "http://127.0.0.1:8000).")
+        if not spec:
+            raise BadInput("--backend openai needs --model: the name the server serves.")
+        host = base_url.split("://", 1)[-1].rstrip("/")
+        return ModelSpec(spec, "openai", Path("."), f"{spec} @ {host}", base_url=base_url)
     if not spec or spec == "default":
         path = default_model_path()
         engine = "transformers" if backend == "transformers" else "llama"
@@ -130,7 +141,13 @@ def resolve(spec: str | None, backend: str = "auto") -> ModelSpec:
 
 
 def make_backend(model: ModelSpec, trust_remote_code: bool = False,
-                 allow_pickle: bool = False, seed: int = 0) -> Backend:
+                 allow_pickle: bool = False, seed: int = 0, api_key_env: str | None = None,
+                 chat: bool = True) -> Backend:
+    if model.engine == "openai":
+        from probe.backends.openai import OpenAIBackend
+
+        return OpenAIBackend(model.base_url or "", model.spec, api_key_env=api_key_env,
+                             chat=chat)
     if model.engine == "llama":
         from probe.backends.llama import LlamaBackend
 

@@ -10,7 +10,8 @@ from probe.prompting import PromptStyle
 
 
 class FakeBackend(Backend):
-    """Replies with ``enqueue``d texts in order, then with ``default(prompt)``."""
+    """Replies with ``enqueue``d texts in order, then with ``default(prompt)``; the call
+    numbered ``fail_after`` raises."""
 
     name = "fake"
     SUPPORTS_BATCH = False
@@ -44,7 +45,8 @@ class FakeBackend(Backend):
         return self.chat
 
     def _reply(self, prompt: str, style: PromptStyle) -> Completion:
-        if self.fail_after is not None and self.calls >= self.fail_after:
+        if self.fail_after is not None and self.calls == self.fail_after:
+            self.calls += 1         # fails once, like a transient engine error
             raise RuntimeError("scripted failure")
         self.calls += 1
         if self.delay:
