@@ -3,7 +3,6 @@ dataset format in (prompts + framings → family files) and out (release records
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -14,7 +13,8 @@ from probe.errors import BadInput
 from probe.family import Family
 from probe.matching import same_answer
 from probe.metrics import DR_THRESHOLD, thresholds_sweep
-from probe.scoring import Response, rescore, to_record, _open_text
+from probe.jsonl import iter_objects
+from probe.scoring import Response, rescore, to_record
 from probe.store import Store
 
 # ------------------------------------------------------------------ compare
@@ -94,29 +94,7 @@ def render_thresholds(rows: list[tuple[float, dict]], n: int) -> str:
 
 
 def _read_jsonl(path: Path, required: Iterable[str]) -> list[dict]:
-    if not path.is_file():
-        raise BadInput(f"{path}: no such file.")
-    rows = []
-    try:
-        with _open_text(path) as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise BadInput(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") \
-                        from None
-                if not isinstance(obj, dict):
-                    raise BadInput(f"{path}, line {lineno}: expected a JSON object.")
-                for key in required:
-                    if key not in obj:
-                        raise BadInput(f"{path}, line {lineno}: missing '{key}'.")
-                obj["_line"] = lineno
-                rows.append(obj)
-    except UnicodeDecodeError:
-        raise BadInput(f"{path}: is not UTF-8 text.") from None
-    return rows
+    return [{**obj, "_line": lineno} for lineno, obj in iter_objects(path, "file", required)]
 
 
 def _slug(text: str) -> str:

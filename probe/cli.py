@@ -138,23 +138,12 @@ def match(answers: tuple[str, ...], prompt: str, pairs_path: str | None, as_json
 def _match_pairs(path: Path) -> None:
     from probe.matching import same_answer
 
-    if not path.is_file():
-        raise BadInput(f"{path}: no such pairs file.")
+    from probe.jsonl import iter_objects
+
     labelled = agree = 0
     out = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError:
-        raise BadInput(f"{path}: is not UTF-8 text.") from None
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("a"), str) \
-                or not isinstance(obj.get("b"), str):
+    for lineno, obj in iter_objects(path, "pairs file"):
+        if not isinstance(obj.get("a"), str) or not isinstance(obj.get("b"), str):
             raise BadInput(f"{path}, line {lineno}: needs string fields 'a' and 'b'.")
         same, reason = same_answer(obj["a"], obj["b"], str(obj.get("prompt") or ""))
         expected = obj.get("same")

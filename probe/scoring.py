@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import gzip
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from probe.errors import BadInput
 from probe.family import Family
+from probe.jsonl import iter_objects
 from probe.matching import Canonicalizer, Match
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, AnswerCount, Scores, score
 
@@ -80,57 +79,33 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
 
 # ----------------------------------------------------------- responses files
 
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
-
-
 def read_responses(path: str | Path, family: Family) -> list[Response]:
     """A JSONL file of samples: ``response`` and, for framed ones, ``framing_idx``."""
     path = Path(path)
-    if not path.is_file():
-        raise BadInput(f"{path}: no such responses file.")
     out: list[Response] = []
     n_direct = 0
     framed_seen: dict[int, int] = {}
-    try:
-        with _open_text(path) as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise BadInput(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") from None
-                if not isinstance(obj, dict):
-                    raise BadInput(f"{path}, line {lineno}: expected a JSON object.")
-                if "response" not in obj:
-                    raise BadInput(f"{path}, line {lineno}: missing 'response'.")
-                text = obj["response"]
-                if text is None:
-                    text = ""
-                if not isinstance(text, str):
-                    raise BadInput(f"{path}, line {lineno}: 'response' must be a string.")
-                fidx = obj.get("framing_idx")
-                if fidx is None:
-                    out.append(Response("direct", n_direct, text))
-                    n_direct += 1
-                    continue
-                if isinstance(fidx, bool) or not isinstance(fidx, int):
-                    raise BadInput(f"{path}, line {lineno}: 'framing_idx' must be an integer.")
-                if not 0 <= fidx < len(family.framings):
-                    raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} is out of range "
-                                   f"(family '{family.name}' has {len(family.framings)} framings).")
-                if fidx in framed_seen:
-                    raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} appears again "
-                                   f"(first on line {framed_seen[fidx]}).")
-                framed_seen[fidx] = lineno
-                out.append(Response("framed", fidx, text))
-    except UnicodeDecodeError:
-        raise BadInput(f"{path}: is not UTF-8 text.") from None
-    except (OSError, EOFError) as exc:
-        raise BadInput(f"{path}: cannot be read ({exc}).") from None
+    for lineno, obj in iter_objects(path, "responses file", ("response",)):
+        text = obj["response"]
+        if text is None:
+            text = ""
+        if not isinstance(text, str):
+            raise BadInput(f"{path}, line {lineno}: 'response' must be a string.")
+        fidx = obj.get("framing_idx")
+        if fidx is None:
+            out.append(Response("direct", n_direct, text))
+            n_direct += 1
+            continue
+        if isinstance(fidx, bool) or not isinstance(fidx, int):
+            raise BadInput(f"{path}, line {lineno}: 'framing_idx' must be an integer.")
+        if not 0 <= fidx < len(family.framings):
+            raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} is out of range "
+                           f"(family '{family.name}' has {len(family.framings)} framings).")
+        if fidx in framed_seen:
+            raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} appears again "
+                           f"(first on line {framed_seen[fidx]}).")
+        framed_seen[fidx] = lineno
+        out.append(Response("framed", fidx, text))
     if not out:
         raise BadInput(f"{path}: has no responses.")
     return out

@@ -9,7 +9,7 @@ import shutil
 from conftest import FAMILIES
 from probe.backends.fake import FakeBackend
 from screens.app import make_app
-from test_app import answer_by_prompt, wait_until
+from test_app import wait_until
 
 SIZE = (100, 32)
 
