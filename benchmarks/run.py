@@ -1,0 +1,246 @@
+"""Every figure probe promises, measured in one run on this machine, as one table.
+
+    python benchmarks/run.py [--quick]      (or: make bench)
+
+Medians over repeats; ratios compare figures taken in the same run. Targets:
+matching 133,260 framed answers < 10 s; key-to-screen p95 <= 50 ms; `probe --help`
+<= 0.3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+ROWS: list[tuple[str, str, str]] = []
+
+
+def row(name: str, value: str, target: str = "") -> None:
+    ROWS.append((name, value, target))
+    print(f"  {name}: {value} {target}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- matching
+
+VOCAB = ["Monarch", "Blue Morpho", "Painted Lady", "Swallowtail", "Red Admiral", "Viceroy",
+         "Peacock", "Glasswing", "Comma", "Brimstone", "Orange Tip", "Holly Blue"]
+
+
+def _variant(rng: random.Random, word: str) -> str:
+    r = rng.random()
+    if r < 0.2:
+        return f"**{word}**."
+    if r < 0.3:
+        return f"{word.lower()} butterfly"
+    if r < 0.4:
+        return f"I'd pick the {word}!"
+    if r < 0.45 and len(word) > 6:
+        i = rng.randrange(1, len(word) - 1)
+        return word[:i] + word[i + 1:]                   # a typo
+    if r < 0.5:
+        return f"{word}s"
+    return word
+
+
+def bench_matching(n_answers: int = 133_260) -> None:
+    from probe.family import Family
+    from probe.scoring import Response, rescore
+
+    rng = random.Random(0)
+    per_family = 30
+    families = n_answers // per_family
+    t = time.perf_counter()
+    total = 0
+    for f in range(families):
+        vocab = [f"{w} {f % 97}" if rng.random() < 0.3 else w for w in VOCAB]
+        fam = Family(f"f{f}", "Choose a random popular butterfly.", [f"s{i}" for i in
+                                                                      range(per_family)])
+        responses = [Response("framed", i, _variant(rng, rng.choice(vocab)))
+                     for i in range(per_family)]
+        rescore(fam, responses)
+        total += len(responses)
+    elapsed = time.perf_counter() - t
+    ok = "met" if elapsed < 10 else "MISSED"
+    row("matching 133,260 framed answers", f"{elapsed:.1f} s ({total / elapsed:,.0f}/s)",
+        f"target < 10 s: {ok}")
+
+
+# ------------------------------------------------------------------- CLI/app
+
+def bench_help() -> None:
+    times = []
+    for _ in range(7):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "probe", "--help"], capture_output=True,
+                       check=True)
+        times.append(time.perf_counter() - t)
+    med = statistics.median(times)
+    row("probe --help", f"{med * 1000:.0f} ms", f"target <= 300 ms: "
+        f"{'met' if med <= 0.3 else 'MISSED'}")
+
+
+async def _latency(app_factory, family_dir: Path, samples_needed: int = 3,
+                   presses: int = 30) -> tuple[float, float, float, float]:
+    from textual import events
+
+    from screens.app import HelpScreen, HomeScreen
+
+    t0 = time.perf_counter()
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        while not isinstance(app.screen, HomeScreen):
+            await asyncio.sleep(0.001)
+        first_paint = time.perf_counter() - t0
+        while app.model_state not in ("ready", "failed"):
+            await asyncio.sleep(0.05)
+        await pilot.press("r")
+        screen = app.screen
+        while len(getattr(screen, "responses", [])) < samples_needed:
+            await asyncio.sleep(0.02)
+        lat = []
+        for _ in range(presses):
+            t = time.perf_counter()
+            app.post_message(events.Key("question_mark", "?"))
+            while not isinstance(app.screen, HelpScreen):
+                await asyncio.sleep(0.0005)
+            await pilot.pause(0)      # let the frame render
+            lat.append(time.perf_counter() - t)
+            await pilot.press("escape")
+            await asyncio.sleep(0.03)
+        running = screen.state == "running"
+        if screen.runner:
+            screen.runner.cancel()
+    lat.sort()
+    p50 = lat[len(lat) // 2]
+    p95 = lat[int(len(lat) * 0.95) - 1]
+    return first_paint, p50, p95, float(running)
+
+
+def bench_app(real: bool) -> None:
+    from probe.backends.fake import FakeBackend
+    from screens.app import make_app
+
+    tmp = Path(tempfile.mkdtemp())
+    (tmp / "families").mkdir()
+    shutil.copy(ROOT / "families" / "butterfly.toml", tmp / "families")
+    os.environ["PROBE_FAMILIES"] = str(tmp / "families")
+    if real:
+        factory = lambda: make_app(db_path=tmp / "p.db")  # noqa: E731
+        label = "real default model"
+    else:
+        backend = FakeBackend("Monarch", delay=0.05)
+        factory = lambda: make_app(db_path=tmp / "p.db",  # noqa: E731
+                                   backend_factory=lambda s: (backend, "fake"))
+        label = "fake backend, 50 ms/sample"
+    first, p50, p95, running = asyncio.run(_latency(factory, tmp / "families"))
+    row(f"key→screen while sampling ({label})", f"p50 {p50 * 1000:.1f} ms, p95 "
+        f"{p95 * 1000:.1f} ms" + ("" if running else " (run ended early)"),
+        f"target p95 <= 50 ms: {'met' if p95 <= 0.05 else 'MISSED'}")
+    if not real:
+        row("app first paint (home screen)", f"{first * 1000:.0f} ms")
+
+
+# ----------------------------------------------------------------- sampling
+
+def bench_sampling(backends: list[str], n: int) -> None:
+    from probe import family as fam_mod
+    from sampling import bench_backend
+
+    fam = fam_mod.load(ROOT / "families" / "butterfly.toml")
+    for engine in backends:
+        r = bench_backend(engine, n, fam)
+        dev = "gpu" if r["gpu"] else "cpu"
+        row(f"{engine} ({dev}) direct samples/s, batched vs one at a time",
+            f"{r['direct_batched']:.1f} vs {r['direct_single']:.1f} "
+            f"(x{r['direct_batched'] / r['direct_single']:.2f})")
+        row(f"{engine} ({dev}) framed samples/s, batched vs one at a time",
+            f"{r['framed_batched']:.1f} vs {r['framed_single']:.1f} "
+            f"(x{r['framed_batched'] / r['framed_single']:.2f})")
+        row(f"{engine} ({dev}) one family (30 direct + 30 framed) wall time",
+            f"{r['family_wall_s']:.1f} s (model load {r['load_s']:.1f} s)")
+
+
+def bench_batch(n_families: int) -> None:
+    from probe import family as fam_mod
+    from probe.backends import make_backend, resolve
+    from probe.batch import Batch
+    from probe.runner import RunSettings
+    from probe.store import Store
+
+    paths = sorted((ROOT / "families").glob("*.toml"))[:n_families]
+    spec = resolve(None)
+    backend = make_backend(spec)
+    backend.load()
+    store = Store(Path(tempfile.mkdtemp()) / "b.db")
+    batch = Batch(store, backend)
+    t = time.perf_counter()
+    batch_id = batch.create(paths, RunSettings(), spec.display, "", None)
+    batch.execute(batch_id)
+    elapsed = time.perf_counter() - t
+    row("batch throughput, default model (llama.cpp, cpu)",
+        f"{len(paths) / elapsed * 60:.1f} families/min ({len(paths)} families in "
+        f"{elapsed:.0f} s)")
+    del fam_mod
+
+
+def bench_memory(backends: list[str]) -> None:
+    code = """
+import resource, sys
+from probe.backends import make_backend, resolve
+from probe.backends.base import Sampling
+from probe.prompting import style_for
+b = make_backend(resolve(None, sys.argv[1])); b.load()
+st = style_for("Choose a random popular butterfly.", b.has_chat_template, True, 3, None)
+list(b.sample_many("Choose a random popular butterfly.", 10, st, Sampling(), list(range(10))))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+    for engine in backends:
+        out = subprocess.run([sys.executable, "-c", code, engine], capture_output=True,
+                             text=True, cwd=ROOT)
+        if out.returncode:
+            row(f"peak memory, {engine}", "failed: " + out.stderr.strip().splitlines()[-1])
+            continue
+        row(f"peak memory, {engine} (load + 10 samples)",
+            f"{int(out.stdout.strip().splitlines()[-1]) / 1024:.0f} MiB RSS")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="skip the transformers backend")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    backends = ["llama"] if args.quick else ["llama", "transformers"]
+    print("measuring… (progress on stderr)", file=sys.stderr)
+    bench_help()
+    bench_matching()
+    bench_app(real=False)
+    bench_app(real=True)
+    bench_sampling(backends, 30)
+    bench_batch(6)
+    bench_memory(backends)
+    if args.json:
+        print(json.dumps([{"figure": a, "value": b, "target": c} for a, b, c in ROWS]))
+        return
+    width = max(len(a) for a, _, _ in ROWS)
+    print(f"| {'figure':<{width}} | value | target |")
+    print(f"|{'-' * (width + 2)}|---|---|")
+    for a, b, c in ROWS:
+        print(f"| {a:<{width}} | {b} | {c} |")
+
+
+if __name__ == "__main__":
+    main()
