@@ -23,6 +23,7 @@ def render_breakdown(summary: dict, width: int = 40) -> str:
 def batch_command(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
                   resume, as_json, trust_remote_code, allow_pickle, db_path, base_url=None,
                   api_key_env=None) -> None:
+    from probe import family as fam_mod
     from probe.batch import Batch, breakdown, expand_families
     from probe.cli_run import load_backend
     from probe.metrics import LABEL_TEXT
@@ -57,6 +58,8 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         runner = Batch(store, engine, on_family=on_family)
     else:
         paths = expand_families(families, families_dir())
+        for p in paths:        # every family valid before the model loads
+            fam_mod.load(p)
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots).validate()
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
