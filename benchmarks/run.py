@@ -119,7 +119,9 @@ async def _latency(app_factory, family_dir: Path, samples_needed: int = 3,
                 await asyncio.sleep(0.0005)
             await pilot.pause(0)      # let the frame render
             lat.append(time.perf_counter() - t)
-            await pilot.press("escape")
+            app.post_message(events.Key("escape", None))
+            while isinstance(app.screen, HelpScreen):
+                await asyncio.sleep(0.0005)
             await asyncio.sleep(0.03)
         running = screen.state == "running"
         if screen.runner:
@@ -142,10 +144,10 @@ def bench_app(real: bool) -> None:
         factory = lambda: make_app(db_path=tmp / "p.db")  # noqa: E731
         label = "real default model"
     else:
-        backend = FakeBackend("Monarch", delay=0.05)
+        backend = FakeBackend("Monarch", delay=0.2)
         factory = lambda: make_app(db_path=tmp / "p.db",  # noqa: E731
                                    backend_factory=lambda s: (backend, "fake"))
-        label = "fake backend, 50 ms/sample"
+        label = "fake backend, 200 ms/sample"
     first, p50, p95, running = asyncio.run(_latency(factory, tmp / "families"))
     row(f"key→screen while sampling ({label})", f"p50 {p50 * 1000:.1f} ms, p95 "
         f"{p95 * 1000:.1f} ms" + ("" if running else " (run ended early)"),

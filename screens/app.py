@@ -7,7 +7,9 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from functools import partial
+
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
@@ -19,12 +21,13 @@ from probe.errors import ProbeError
 from probe.metrics import LABEL_TEXT
 from probe.paths import families_dir
 from probe.store import Store
+from screens.charts import ChartsScreen
 from screens.messages import ModelFailed, ModelLoaded, ModelLoading
 
 HELP = """\
 [b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
 
-[b]Home[/b]     r run selected family · n new family · e edit · h history · m choose model
+[b]Home[/b]     r run selected family · n new family · e edit · h history · m choose model · g charts
 [b]Editor[/b]   ctrl+s save · ctrl+d draft reframings (chat models) · alt+↑/↓ move a reframing · escape back
 [b]Run[/b]      s stop · u resume · k quick check on/off · a answers (merge/split) · escape back
 [b]Answers[/b]  space mark · m merge marked into selected · x split selected surface form
@@ -70,6 +73,7 @@ class HomeScreen(Screen):
         Binding("e", "edit", "Edit"),
         Binding("h", "history", "History"),
         Binding("m", "model", "Model"),
+        Binding("g", "charts", "Charts"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -163,6 +167,9 @@ class HomeScreen(Screen):
 
     def action_model(self) -> None:
         self.app.action_pick_model()  # type: ignore[attr-defined]
+
+    def action_charts(self) -> None:
+        self.app.push_screen(ChartsScreen())
 
     @on(DataTable.RowSelected, "#families")
     def row_chosen(self) -> None:
@@ -275,6 +282,26 @@ class ProbeApp(App):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen):
+        """Every action of the screen in front, in the command palette (ctrl+p)."""
+        yield from super().get_system_commands(screen)
+        seen = set()
+        for binding in list(screen.BINDINGS) + list(self.BINDINGS):
+            if not isinstance(binding, Binding) or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            target = screen if hasattr(screen, f"action_{binding.action.split('(')[0]}") \
+                else self
+            yield SystemCommand(binding.description, f"{binding.description} "
+                                f"[{binding.key}]", partial(target.run_action,
+                                                            binding.action))
+        if not isinstance(screen, ChartsScreen):
+            yield SystemCommand("Charts", "Breakdown bars and DR-vs-FR scatter of stored "
+                                "families [g]", self.action_charts)
+
+    def action_charts(self) -> None:
+        self.push_screen(ChartsScreen())
 
     async def action_quit(self) -> None:
         # A sampling thread cannot be killed; ask it to stop so the run is marked cancelled.

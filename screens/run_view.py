@@ -92,7 +92,11 @@ class RunScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#framings", DataTable)
-        table.add_columns("#", "answer", "top?", "why", "scenario")
+        table.add_column("#", key="n")
+        table.add_column("answer", key="answer")
+        table.add_column("top?", key="top")
+        table.add_column("why", key="why")
+        table.add_column("scenario", key="scenario")
         # Refresh from a timer, not per sample: a fast backend would flood the screen.
         self.set_interval(0.2, self.tick)
         if self.run_id is not None:
@@ -233,27 +237,35 @@ class RunScreen(Screen):
             render_distribution("Framed answers", s.framed_distribution, s.top_answer, limit))
 
     def _update_table(self) -> None:
+        # Rows are created once; a tick rewrites only the cells whose text changed, so a
+        # refresh costs little however often samples arrive.
         table = self.query_one("#framings", DataTable)
-        row = table.cursor_row
-        table.clear()
         framed = {}
         top = None
         if self.scored:
             top = self.scored.scores.top_answer
             framed = {r.idx: m for r, m in self.scored.matches if r.kind == "framed"}
-        for i, scenario in enumerate(self.family.framings):
+        if table.row_count != len(self.family.framings):
+            table.clear()
+            for i, scenario in enumerate(self.family.framings):
+                table.add_row(str(i + 1), Text("…", style="dim"), "", "", Text(scenario),
+                              key=str(i))
+            self._cells: dict[int, tuple] = {}
+        for i in range(len(self.family.framings)):
             m = framed.get(i)
             if m is None:
-                table.add_row(str(i + 1), Text("…", style="dim"), "", "", Text(scenario))
                 continue
             hit = m.canonical == top and bool(top)
-            answer = Text((m.canonical or "(empty)")[:24], style="" if m.canonical else "dim")
-            table.add_row(str(i + 1), answer,
-                          Text("✓" if hit else "✗", style="green" if hit else "red"),
-                          Text(m.reason + (" · refusal/echo" if m.refusal else ""), style="dim"),
-                          Text(scenario))
-        if table.row_count:
-            table.move_cursor(row=min(max(row, 0), table.row_count - 1), animate=False)
+            values = ((m.canonical or "(empty)")[:24], hit, m.reason, m.refusal)
+            if self._cells.get(i) == values:
+                continue
+            self._cells[i] = values
+            table.update_cell(str(i), "answer", Text(values[0], style="" if m.canonical
+                                                     else "dim"))
+            table.update_cell(str(i), "top", Text("✓" if hit else "✗",
+                                                  style="green" if hit else "red"))
+            table.update_cell(str(i), "why", Text(m.reason + (" · refusal/echo" if m.refusal
+                                                              else ""), style="dim"))
 
 
 class AnswersScreen(ModalScreen[None]):
