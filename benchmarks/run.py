@@ -201,14 +201,15 @@ def bench_batch(n_families: int) -> None:
 
 def bench_memory(backends: list[str]) -> None:
     code = """
-import resource, sys
+import sys
 from probe.backends import make_backend, resolve
 from probe.backends.base import Sampling
 from probe.prompting import style_for
 b = make_backend(resolve(None, sys.argv[1])); b.load()
 st = style_for("Choose a random popular butterfly.", b.has_chat_template, True, 3, None)
 list(b.sample_many("Choose a random popular butterfly.", 10, st, Sampling(), list(range(10))))
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+# VmHWM, not ru_maxrss: ru_maxrss survives exec and would report this benchmark's own size.
+print(next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")))
 """
     for engine in backends:
         out = subprocess.run([sys.executable, "-c", code, engine], capture_output=True,

@@ -17,7 +17,7 @@ from probe.family import Family
 from probe.matching import Match
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
 from probe.prompting import PromptStyle, style_for
-from probe.scoring import Response, rescore
+from probe.scoring import LiveScorer, Response, rescore
 from probe.store import SampleRow, Store
 
 QUICK_MIN = 10          # at least this many direct and framed samples before a quick stop
@@ -165,8 +165,10 @@ class Runner:
         if self.store.run(run_id).status != "running":
             self.store.set_status(run_id, "running")
         self.backend.reset_cancel()
-        scores: Scores | None = rescore(family, responses, settings.dr_threshold,
-                                        settings.pi_threshold).scores if responses else None
+        live = LiveScorer(family, settings.dr_threshold, settings.pi_threshold)
+        for r in responses:
+            live.add(r)
+        scores: Scores | None = live.scored().scores if responses else None
         stopped_early = False
         try:
             for kind, indices in self._plan(direct_todo, framed_todo, settings.quick):
@@ -174,11 +176,10 @@ class Runner:
                     break
                 for idx, completion in zip(indices, self._draw(family, kind, indices, style,
                                                                sampling, settings.seed)):
-                    responses.append(Response(kind, idx, completion.text))
-                    scored = rescore(family, responses, settings.dr_threshold,
-                                     settings.pi_threshold)
-                    scores = scored.scores
-                    match = scored.matches[-1][1]
+                    response = Response(kind, idx, completion.text)
+                    responses.append(response)
+                    match = live.add(response)
+                    scores = live.scored().scores
                     self.store.add_sample(SampleRow(
                         run_id, kind, idx, completion.prompt, completion.text, match.answer,
                         match.canonical, match.reason, match.refusal, completion.tokens,

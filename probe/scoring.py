@@ -28,27 +28,53 @@ class Scored:
     matches: list[tuple[Response, Match]]   # in arrival order
 
 
+class LiveScorer:
+    """Matches responses one at a time and scores on demand: what a live run needs.
+
+    Adding a response costs one match against the forms seen so far; ``scored()`` reads
+    each cluster's current name (its most frequent surface form), so names can change as
+    samples arrive while the matching itself never does.
+    """
+
+    def __init__(self, family: Family, dr_threshold: float = DR_THRESHOLD,
+                 pi_threshold: float = PI_THRESHOLD):
+        self.family = family
+        self.dr_threshold = dr_threshold
+        self.pi_threshold = pi_threshold
+        self.canon = Canonicalizer(family.direct, family.answers)
+        self.items: list[tuple[Response, Match]] = []
+
+    def add(self, response: Response) -> Match:
+        match = self.canon.add(response.text)
+        self.items.append((response, match))
+        return match
+
+    def name(self, match: Match) -> str:
+        return self.canon.name_of(match.cluster)
+
+    def scored(self) -> Scored:
+        matches = []
+        for r, m in self.items:
+            m.canonical = self.canon.name_of(m.cluster)
+            matches.append((r, m))
+        direct = [m for r, m in matches if r.kind == "direct"]
+        framed = [m for r, m in matches if r.kind == "framed"]
+        refusal_names = {m.canonical for _, m in matches if m.refusal and m.canonical}
+        scores = score(
+            [m.canonical for m in direct], [m.canonical for m in framed],
+            [m.answer for m in direct], [m.answer for m in framed],
+            refusals=refusal_names, dr_threshold=self.dr_threshold,
+            pi_threshold=self.pi_threshold)
+        return Scored(scores=scores, matches=matches)
+
+
 def rescore(family: Family, responses: Sequence[Response],
             dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD) -> Scored:
-    """Match every response in arrival order, then score the family.
-
-    Canonical names are the clusters' final names (most frequent surface form), so a
-    name can change as samples arrive; the matching itself never does.
-    """
-    canon = Canonicalizer(family.direct, family.answers)
-    raw = [(r, canon.add(r.text)) for r in responses]
-    matches = []
-    for r, m in raw:
-        m.canonical = canon.name_of(m.cluster)
-        matches.append((r, m))
-    direct = [(r, m) for r, m in matches if r.kind == "direct"]
-    framed = [(r, m) for r, m in matches if r.kind == "framed"]
-    refusal_names = {m.canonical for _, m in matches if m.refusal and m.canonical}
-    scores = score(
-        [m.canonical for _, m in direct], [m.canonical for _, m in framed],
-        [m.answer for _, m in direct], [m.answer for _, m in framed],
-        refusals=refusal_names, dr_threshold=dr_threshold, pi_threshold=pi_threshold)
-    return Scored(scores=scores, matches=matches)
+    """Match every response in arrival order, then score the family."""
+    live = LiveScorer(family, dr_threshold, pi_threshold)
+    for r in responses:
+        live.add(r)
+    return live.scored()
 
 
 def _dist(items: list[AnswerCount]) -> list[dict]:

@@ -28,7 +28,7 @@ HELP = """\
 [b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
 
 [b]Home[/b]     r run selected family · n new family · e edit · h history · m choose model · g charts
-[b]Editor[/b]   ctrl+s save · ctrl+d draft reframings (chat models) · alt+↑/↓ move a reframing · escape back
+[b]Editor[/b]   ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a reframing · escape back
 [b]Run[/b]      s stop · u resume · k quick check on/off · a answers (merge/split) · escape back
 [b]Answers[/b]  space mark · m merge marked into selected · x split selected surface form
 [b]History[/b]  enter open run · space mark · c compare two marked runs · / filter

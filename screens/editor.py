@@ -61,7 +61,7 @@ class ConfirmLeave(ModalScreen[bool]):
 class EditorScreen(Screen):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save"),
-        Binding("ctrl+d", "draft", "Draft reframings"),
+        Binding("ctrl+g", "draft", "Draft reframings"),
         Binding("alt+up", "move(-1)", "Move up", show=False),
         Binding("alt+down", "move(1)", "Move down", show=False),
         Binding("escape", "back", "Back"),

@@ -21,7 +21,7 @@ from probe.paths import families_dir
 from probe.report import bar
 from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, RunSettings,
                           SampleDrawn)
-from probe.scoring import Response, rescore
+from probe.scoring import LiveScorer, Response
 from screens.messages import RunEvent
 
 BADGE_CLASS = {"deep": "deep", "shallow": "shallow", "non_bias": "nonbias"}
@@ -75,6 +75,13 @@ class RunScreen(Screen):
         self.runner: Runner | None = None
         self.scored = None
         self._dirty = True
+        self._reset_live()
+
+    def _reset_live(self) -> None:
+        """Match everything again: the family's answers (aliases) changed."""
+        self.live = LiveScorer(self.family)
+        for r in self.responses:
+            self.live.add(r)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -102,6 +109,7 @@ class RunScreen(Screen):
         if self.run_id is not None:
             for s in self.app.store.samples(self.run_id):  # type: ignore[attr-defined]
                 self.responses.append(Response(s.kind, s.idx, s.response))
+            self._reset_live()
             self.state = self.app.store.run(self.run_id).status  # type: ignore[attr-defined]
         if not self.read_only:
             self.start_run(self.run_id)
@@ -131,7 +139,9 @@ class RunScreen(Screen):
     def on_run_event(self, msg: RunEvent) -> None:
         e = msg.event
         if isinstance(e, SampleDrawn):
-            self.responses.append(Response(e.kind, e.idx, e.response))
+            response = Response(e.kind, e.idx, e.response)
+            self.responses.append(response)
+            self.live.add(response)
             self._dirty = True
         elif isinstance(e, RunFinished):
             self.state = "finished" + (" (quick check settled)" if e.stopped_early else "")
@@ -183,6 +193,7 @@ class RunScreen(Screen):
 
     def recompute(self) -> None:
         """After a merge or split: rescore at once and store the new canonicals."""
+        self._reset_live()
         self._dirty = True
         self.tick()
         if self.run_id is not None and self.scored is not None:
@@ -198,7 +209,7 @@ class RunScreen(Screen):
         if not self._dirty:
             return
         self._dirty = False
-        self.scored = rescore(self.family, self.responses) if self.responses else None
+        self.scored = self.live.scored() if self.responses else None
         s = self.scored.scores if self.scored else None
         planned = (len(self.family.framings) + RunSettings().samples)
         mode = " [dim](read-only)[/dim]" if self.read_only else ""

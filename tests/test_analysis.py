@@ -185,3 +185,32 @@ def test_batch_cli_on_the_default_model_prints_records_and_summary(isolated):
     table = subprocess.run([*PROBE, "batch", "colour", "--samples", "2"], capture_output=True,
                            text=True, timeout=600)
     assert "breakdown over 1 families" in table.stdout and "Non-bias" in table.stdout
+
+
+def test_transformers_batch_pools_framings_across_families(isolated, tiny_model):
+    from probe.backends.hf import TransformersBackend
+
+    paths = []
+    for name in ("a", "b", "c"):
+        p = isolated / "families" / f"{name}.toml"
+        p.write_text(f'direct = "Choose a random {name}."\n'
+                     f'framings = ["Which {name} for my card?", "Which {name} to paint?"]\n')
+        paths.append(p)
+    store = Store(isolated / "probe.db")
+    backend = TransformersBackend(tiny_model)
+    backend.load()
+    calls = []
+    real = backend.sample_texts
+
+    def spy(texts, *args, **kwargs):
+        calls.append(len(texts))
+        return real(texts, *args, **kwargs)
+
+    backend.sample_texts = spy
+    batch = Batch(store, backend)
+    batch_id = batch.create(paths, RunSettings(samples=3, max_tokens=4), "tiny", "", None)
+    outcomes = batch.execute(batch_id)
+    assert calls == [6]                     # six framings of three families, one generate
+    assert [o.status for o in outcomes] == ["finished"] * 3
+    for o in outcomes:
+        assert len(store.samples(o.run_id)) == 5

@@ -37,13 +37,13 @@ def make(tmp_path, backend=None, **kw):
                     backend_factory=lambda spec: (backend, "fake-model"), **kw)
 
 
-async def wait_until(pilot, condition, timeout=10.0):
+async def wait_until(pilot, condition, timeout=10.0, message=lambda: ""):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if condition():
             return
         await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
+    raise AssertionError(f"condition not met in time {message()}")
 
 
 def run(coro):
@@ -215,14 +215,14 @@ def test_stop_and_resume_keys(isolated):
     shutil.copy(FAMILIES / "butterfly.toml", isolated / "families" / "butterfly.toml")
 
     async def go():
-        app = make(isolated, backend=FakeBackend("Monarch", delay=0.02))
+        app = make(isolated, backend=FakeBackend("Monarch", delay=0.1))
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_until(pilot, lambda: app.model_state == "ready")
             await pilot.press("r")
             rs = app.screen
             await wait_until(pilot, lambda: len(rs.responses) >= 5)
             await pilot.press("s")
-            await wait_until(pilot, lambda: rs.state == "cancelled")
+            await wait_until(pilot, lambda: rs.state == "cancelled", message=lambda: rs.state)
             n = len(app.store.samples(rs.run_id))
             assert 5 <= n < 60
             await pilot.press("u")
@@ -305,5 +305,85 @@ def test_real_default_model_through_the_app(isolated):
             assert result["label"] in ("deep", "shallow", "non_bias")
             assert result["n_direct"] + result["n_framed"] > 0
             assert "DR" in str(rs.query_one("#dr", Static).render())
+
+    run(go())
+
+
+def test_split_an_answer_back_out(isolated):
+    fam = fam_mod.Family("b", "Choose a random popular butterfly.",
+                         [f"Scenario {i}: which?" for i in range(4)],
+                         {"Monarch": ["Viceroy"]})         # a wrong alias to undo
+    fam_mod.save(fam, isolated / "families" / "b.toml")
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            assert rs.scored.scores.fr == 1.0          # Viceroy counted as Monarch
+            await pilot.press("a")
+            t = app.screen.query_one("#answers", DataTable)
+            assert "Viceroy" in str(app.screen.query_one("#answer-detail", Static).render())
+            await pilot.press("x")
+            assert app.screen.__class__.__name__ == "SplitPicker"
+            forms = app.screen.forms
+            await pilot.press(*["down"] * forms.index("Viceroy"), "enter")
+            await pilot.pause()
+            assert rs.scored.scores.fr == 0.5
+            saved = fam_mod.load(isolated / "families" / "b.toml")
+            assert "Viceroy" in saved.answers and "Viceroy" not in saved.answers["Monarch"]
+            assert t.row_count == 2
+
+    run(go())
+
+
+def test_drafting_needs_a_chat_model_and_never_saves_by_itself(isolated):
+    drafts = "\n".join(f"{i}. I'm planning a picnic; which butterfly should I look for #{i}?"
+                       for i in range(1, 4))
+
+    async def go(chat: bool):
+        backend = FakeBackend(drafts, chat=chat)
+        app = make(isolated, backend=backend)
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("n")
+            ed = app.screen
+            ed.query_one("#direct", Input).value = "Choose a random popular butterfly."
+            await pilot.press("ctrl+g")
+            if not chat:
+                assert any("needs a chat model" in str(n.message) for n in app._notifications)
+                return
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "DraftReview")
+            area = app.screen.query_one("#drafts", TextArea)
+            assert area.text.splitlines()[0].startswith("I'm planning a picnic")
+            await pilot.press("ctrl+s")
+            assert len(ed.query_one("#framings", TextArea).text.splitlines()) == 3
+            assert not list((isolated / "families").glob("*.toml"))   # not saved yet
+
+    run(go(chat=False))
+    run(go(chat=True))
+
+
+def test_charts_and_palette(isolated):
+    from screens.charts import ChartsScreen
+
+    fam = fam_mod.Family("b", "Choose a random popular butterfly.",
+                         [f"Scenario {i}: which?" for i in range(4)])
+    fam_mod.save(fam, isolated / "families" / "b.toml")
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            commands = [c.title for c in app.get_system_commands(app.screen)]
+            assert {"Run", "New", "Edit", "History", "Model", "Charts"} <= set(commands)
+            await pilot.press("r")
+            await wait_until(pilot, lambda: app.screen.state.startswith("finished"))
+            await pilot.press("escape", "g")
+            assert isinstance(app.screen, ChartsScreen)
+            text = str(app.screen.query_one("#breakdown", Static).render())
+            assert "n = 1" in text and "100.0%" in text
 
     run(go())

@@ -49,6 +49,7 @@ class TransformersBackend(Backend):
         self.model = None
         self.tok = None
         self._newline_ids: list[int] = []
+        self._batch_size = 32
 
     # ----------------------------------------------------------------- load
 
@@ -131,6 +132,7 @@ class TransformersBackend(Backend):
                     from None
             raise RunFailed(f"transformers could not load {folder}: {exc}") from None
         self.model.eval()
+        self._batch_size = self._fit_batch_size()
         self.tok.padding_side = "left"
         if self.tok.pad_token_id is None:
             self.tok.pad_token = self.tok.eos_token or self.tok.unk_token
@@ -151,7 +153,25 @@ class TransformersBackend(Backend):
         return style.base_prompt(prompt)
 
     def preferred_chunk(self) -> int:
-        return 32
+        return self._batch_size
+
+    def _fit_batch_size(self) -> int:
+        """Sequences per generate that fit in half the free GPU memory (KV cache + logits);
+        32 on a CPU, where bigger batches stop paying off."""
+        if not self.USES_GPU:
+            return 32
+        import torch
+
+        cfg = self.model.config
+        cfg = getattr(cfg, "text_config", cfg)
+        heads = getattr(cfg, "num_attention_heads", 16)
+        kv_heads = getattr(cfg, "num_key_value_heads", None) or heads
+        head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
+        layers = getattr(cfg, "num_hidden_layers", 32)
+        context = 1024                       # prompt with shots plus the answer, generously
+        per_seq = 2 * layers * kv_heads * head_dim * 2 * context + cfg.vocab_size * 4 * 2
+        free, _total = torch.cuda.mem_get_info(self.device)
+        return int(max(1, min(256, 0.5 * free // per_seq)))
 
     # ------------------------------------------------------------ sampling
 
@@ -214,12 +234,29 @@ class TransformersBackend(Backend):
 
     def sample_each(self, prompts: Sequence[str], style: PromptStyle, sampling: Sampling,
                     seeds: Sequence[int]) -> Iterator[Completion]:
-        size = self.preferred_chunk()
-        for start in range(0, len(prompts), size):
+        start = 0
+        while start < len(prompts):
             if self.cancelled.is_set():
                 return
+            size = self._batch_size
             batch = [self.render(p, style) for p in prompts[start:start + size]]
-            yield from self._generate(batch, 1, sampling, seeds[start], style)
+            try:
+                results = self._generate(batch, 1, sampling, seeds[start], style)
+            except RuntimeError as exc:
+                # The estimate was optimistic (long prompts, fragmentation): halve and retry.
+                if "out of memory" not in str(exc).lower() or size == 1:
+                    raise
+                self._free_cuda()
+                self._batch_size = max(1, size // 2)
+                continue
+            yield from results
+            start += len(batch)
+
+    def _free_cuda(self) -> None:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
     def sample_texts(self, texts: Sequence[str], mode: str, sampling: Sampling,
                      seed: int) -> list[Completion]:
