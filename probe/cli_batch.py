@@ -25,7 +25,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                   api_key_env=None) -> None:
     from probe import family as fam_mod
     from probe.batch import Batch, breakdown, expand_families
-    from probe.cli_run import load_backend
+    from probe.cli_run import ProgressLine, load_backend
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
     from probe.runner import RunSettings
@@ -35,7 +35,10 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
     store = Store(db_path)
     interactive = sys.stderr.isatty()
 
+    progress = ProgressLine(interactive)
+
     def on_family(i, n, outcome):
+        progress.done()
         if outcome.scores is None:
             return
         s = outcome.scores
@@ -64,7 +67,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                                seed=seed, base=base, shots=shots).validate()
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
                                     as_json, base_url, api_key_env, chat=not base)
-        runner = Batch(store, engine, on_family=on_family)
+        runner = Batch(store, engine, on_family=on_family, on_event=progress)
         extra = ({"base_url": base_url, "api_key_env": api_key_env}
                  if spec.engine == "openai" else None)
         batch_id = runner.create(paths, settings, spec.display, spec.spec, spec.fingerprint(),

@@ -11,7 +11,7 @@ import click
 from probe.errors import BadInput, ProbeError
 
 
-class _Progress:
+class ProgressLine:
     """One status line on stderr, redrawn per sample, only when stderr is a terminal."""
 
     def __init__(self, enabled: bool):
@@ -98,7 +98,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         run_id = None
         family_name = family.name
 
-    progress = _Progress(sys.stderr.isatty())
+    progress = ProgressLine(sys.stderr.isatty())
     runner = Runner(store, engine, on_event=progress)
     if run_id is None:
         run_id = runner.create(family, settings, spec.display, spec.spec, spec.fingerprint(),

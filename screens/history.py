@@ -125,4 +125,13 @@ def compare_text(store, a: int, b: int) -> str:
     rows.append(f"{'top':<8}{escape(str(res_a['top_answer'])):<28}"
                 f"{escape(str(res_b['top_answer'])):<28}")
     rows.append("same top answer: " + ("[green]yes[/green]" if same else "[red]no[/red]"))
+    if ra.model != rb.model:
+        # Two models: the paper's view over every family both have run.
+        from probe.analysis import compare_models, render_compare
+        from probe.errors import BadInput
+
+        try:
+            rows += ["", escape(render_compare(compare_models(store, ra.model, rb.model)))]
+        except BadInput as exc:
+            rows.append(escape(str(exc)))
     return "\n".join(rows)

@@ -142,7 +142,8 @@ def resolve(spec: str | None, backend: str = "auto", base_url: str | None = None
 
 def make_backend(model: ModelSpec, trust_remote_code: bool = False,
                  allow_pickle: bool = False, seed: int = 0, api_key_env: str | None = None,
-                 chat: bool = True) -> Backend:
+                 chat: bool = True, threads: int | None = None) -> Backend:
+    """``threads`` caps the engine's CPU threads (the app keeps a core for the UI)."""
     if model.engine == "openai":
         from probe.backends.openai import OpenAIBackend
 
@@ -151,11 +152,11 @@ def make_backend(model: ModelSpec, trust_remote_code: bool = False,
     if model.engine == "llama":
         from probe.backends.llama import LlamaBackend
 
-        return LlamaBackend(model.path, seed=seed)
+        return LlamaBackend(model.path, seed=seed, n_threads=threads)
     from probe.backends.hf import TransformersBackend
 
     return TransformersBackend(model.path, trust_remote_code=trust_remote_code,
-                               allow_pickle=allow_pickle)
+                               allow_pickle=allow_pickle, threads=threads)
 
 
 def available_models() -> list[dict]:

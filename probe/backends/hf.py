@@ -39,8 +39,9 @@ class TransformersBackend(Backend):
 
     def __init__(self, path: str | Path, trust_remote_code: bool = False,
                  allow_pickle: bool = False, device: str | None = None,
-                 cache_dir: Path | None = None):
+                 cache_dir: Path | None = None, threads: int | None = None):
         super().__init__()
+        self.threads = threads
         self.path = Path(path)
         self.trust_remote_code = trust_remote_code
         self.allow_pickle = allow_pickle
@@ -107,6 +108,8 @@ class TransformersBackend(Backend):
         if not (folder / "config.json").exists():
             raise BadInput(f"model {folder} has no config.json.")
         check_weights(folder, self.allow_pickle)
+        if self.threads:
+            torch.set_num_threads(self.threads)
         cuda = torch.cuda.is_available() and self.device_name != "cpu"
         self.device = torch.device(self.device_name or ("cuda" if cuda else "cpu"))
         self.USES_GPU = self.device.type == "cuda"

@@ -61,7 +61,8 @@ class LlamaBackend(Backend):
                 self.llm = llama_cpp.Llama(
                     model_path=str(self.path), n_ctx=self.n_ctx,
                     n_gpu_layers=-1 if gpu else 0, seed=self.seed, verbose=False,
-                    n_threads=self.n_threads, logits_all=False)
+                    n_threads=self.n_threads, n_threads_batch=self.n_threads,
+                    logits_all=False)
         except (ValueError, RuntimeError, OSError) as exc:
             raise RunFailed(f"llama.cpp could not load {self.path}: {exc}.") from None
         meta = self.llm.metadata or {}
