@@ -87,9 +87,8 @@ class Batch:
             [str(p) for p in paths])
         runner = Runner(self.store, self.backend)
         for fam in families:
-            run_id = runner.create(fam, RunSettings(**settings.__dict__), model_name,
-                                   model_spec, model_hash, extra)
-            self.store.db.execute("UPDATE runs SET batch_id = ? WHERE id = ?", [batch_id, run_id])
+            runner.create(fam, RunSettings(**settings.__dict__), model_name, model_spec,
+                          model_hash, extra, batch_id)
         return batch_id
 
     def execute(self, batch_id: int) -> list[Outcome]:

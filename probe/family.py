@@ -46,10 +46,6 @@ class Family:
             "answers": {k: list(v) for k, v in self.answers.items()},
         }
 
-    @classmethod
-    def from_dict(cls, data: dict, source: str = "family") -> "Family":
-        return validate(data, source)
-
     def add_alias(self, canonical: str, alias: str) -> None:
         """Record that ``alias`` means ``canonical`` (a manual merge)."""
         for key, aliases in self.answers.items():

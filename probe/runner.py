@@ -136,7 +136,7 @@ class Runner:
 
     def create(self, family: Family, settings: RunSettings, model_name: str,
                model_spec: str = "", model_hash: str | None = None,
-               extra: dict | None = None) -> int:
+               extra: dict | None = None, batch_id: int | None = None) -> int:
         """Record a new run (the backend must be loaded: its template decides the mode)."""
         settings.validate()
         style = style_for(family.direct, self.backend.has_chat_template, settings.base,
@@ -146,7 +146,7 @@ class Runner:
         stored = {**asdict(settings), "style": style.to_dict(), "model_spec": model_spec,
                   "engine": self.backend.name, **(extra or {})}
         return self.store.create_run(family, model_name, self.backend.name, stored,
-                                     settings.seed, model_hash)
+                                     settings.seed, model_hash, batch_id)
 
     # ----------------------------------------------------------- execution
 

@@ -137,9 +137,5 @@ def read_responses(path: str | Path, family: Family) -> list[Response]:
     return out
 
 
-def framed_prompt(family: Family, idx: int) -> str:
-    return family.framings[idx]
-
-
 def prompts_for(family: Family, responses: Iterable[Response]) -> list[str]:
     return [family.direct if r.kind == "direct" else family.framings[r.idx] for r in responses]

@@ -99,3 +99,24 @@ def test_many_processes_opening_a_new_database_at_once(tmp_path):
     errors = [p.communicate()[1] for p in procs]
     assert all(p.returncode == 0 for p in procs), errors
     assert len(Store(path).runs()) == 6
+
+
+def test_an_old_database_is_migrated_in_place_keeping_its_runs(tmp_path, monkeypatch):
+    import probe.store as store_mod
+
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(store_mod, "MIGRATIONS", MIGRATIONS[:1])   # a probe from before 002
+    old = Store(path)
+    run_id = old.db.execute(
+        "INSERT INTO families (name, hash, direct, framings, answers, created_at) "
+        "VALUES ('f', 'h', 'd', '[\"a\"]', '{}', 0)").lastrowid
+    old.db.execute("INSERT INTO runs (family_id, family_name, model, backend, settings, status,"
+                   " probe_version, created_at) VALUES (?, 'f', 'm', 'b', '{}', 'finished', "
+                   "'0', 0)", [run_id])
+    old.close()
+    monkeypatch.setattr(store_mod, "MIGRATIONS", MIGRATIONS)
+    new = Store(path)
+    applied = [r["name"] for r in new.query("SELECT name FROM probe_migrations ORDER BY id")]
+    assert applied == [name for name, _ in MIGRATIONS]
+    run = new.run(1)
+    assert run.family_name == "f" and run.batch_id is None

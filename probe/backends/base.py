@@ -76,8 +76,5 @@ class Backend(ABC):
     def reset_cancel(self) -> None:
         self.cancelled.clear()
 
-    def describe(self) -> dict:
-        return {"backend": self.name, "gpu": self.USES_GPU, "batch": self.SUPPORTS_BATCH}
-
     def close(self) -> None:  # pragma: no cover - engines free memory on GC too
         pass
