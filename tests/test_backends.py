@@ -136,3 +136,22 @@ def test_shots_never_share_a_content_word_with_the_family():
         words = set(direct.lower().split()) - {"choose", "a", "random"}
         for q, _ in shots:
             assert not words & set(q.lower().rstrip(".").split()), (direct, q)
+
+
+def test_default_gguf_in_transformers_is_dequantised_once_and_cached(default_gguf, tmp_path):
+    """The GGUF → safetensors conversion (about a minute on a CPU), then a cached reload."""
+    import json
+
+    cache = tmp_path / "cache"
+    first = TransformersBackend(default_gguf, cache_dir=cache)
+    first.load()
+    converted = list((cache / "converted").iterdir())
+    assert len(converted) == 1 and (converted[0] / "model.safetensors").exists()
+    assert "quantization_config" not in json.loads((converted[0] / "config.json").read_text())
+    style = style_for(PROMPT, first.has_chat_template, True, 3, None)
+    texts = [c.text for c in first.sample_many(PROMPT, 3, style, Sampling(), [1])]
+    assert len(texts) == 3 and all("\n" not in t for t in texts)
+    del first
+    again = TransformersBackend(default_gguf, cache_dir=cache)
+    again.load()                                   # from the cache: no second conversion
+    assert list((cache / "converted").iterdir()) == converted
