@@ -70,6 +70,14 @@ class Batch:
         self.backend = backend
         self.on_family = on_family or (lambda i, n, o: None)
         self.on_event = on_event
+        self.cancelled = False
+        self._runner: Runner | None = None
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.backend.cancel()
+        if self._runner is not None:
+            self._runner.cancel()
 
     def create(self, paths: list[Path], settings: RunSettings, model_name: str,
                model_spec: str, model_hash: str | None, extra: dict | None = None) -> int:
@@ -97,7 +105,10 @@ class Batch:
             self._pool_framings([r["id"] for r in runs if r["status"] != "finished"])
         outcomes = []
         for i, r in enumerate(runs, start=1):
+            if self.cancelled:
+                break
             runner = Runner(self.store, self.backend, on_event=self.on_event)
+            self._runner = runner
             if r["status"] == "finished":
                 outcome = self._finished(r["id"])
             else:
@@ -133,6 +144,8 @@ class Batch:
                     pending.append((run_id, fam, style, idx, prompt))
         size = max(1, self.backend.preferred_chunk())
         for start in range(0, len(pending), size):
+            if self.cancelled:
+                return
             chunk = pending[start:start + size]
             first = settings_of[chunk[0][0]]
             texts = [self.backend.render(p, style) for _, _, style, _, p in chunk]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 import sys
 
 import click
@@ -25,7 +24,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                   api_key_env=None) -> None:
     from probe import family as fam_mod
     from probe.batch import Batch, breakdown, expand_families
-    from probe.cli_run import ProgressLine, load_backend
+    from probe.cli_run import ProgressLine, graceful_interrupt, load_backend
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
     from probe.runner import RunSettings
@@ -74,11 +73,11 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                                  extra)
     if not as_json or interactive:
         click.echo(f"batch {batch_id} on {spec.display}", err=True)
-    try:
-        outcomes = runner.execute(batch_id)
-    except KeyboardInterrupt:
-        outcomes = []
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with graceful_interrupt(runner.cancel, lambda: runner.cancelled):
+        try:
+            outcomes = runner.execute(batch_id)
+        except KeyboardInterrupt:
+            outcomes = []
     failed = [o for o in outcomes if o.status == "failed"]
     done = [o for o in outcomes if o.status == "finished"]
     unfinished = len(store.batch_runs(batch_id)) - len(done)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import sys
@@ -9,6 +10,23 @@ import sys
 import click
 
 from probe.errors import BadInput, ProbeError
+
+
+@contextlib.contextmanager
+def graceful_interrupt(cancel, already_cancelled):
+    """First Ctrl-C: stop sampling, keep every committed sample, save the partial result.
+    A second one interrupts at once."""
+    def handler(signum, frame):
+        if already_cancelled():
+            raise KeyboardInterrupt
+        click.echo("\nstopping… (Ctrl-C again to interrupt at once)", err=True)
+        cancel()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class ProgressLine:
@@ -106,9 +124,8 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
                                if spec.engine == "openai" else None)
     if not as_json:
         click.echo(f"run {run_id}: {family_name} on {spec.display}", err=True)
-    # A second Ctrl-C while we are saving should not kill the save.
-    outcome = runner.execute(run_id)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with graceful_interrupt(runner.cancel, lambda: runner.cancelled):
+        outcome = runner.execute(run_id)
     progress.done()
     if outcome.status == "failed":
         raise ProbeError(f"run {run_id} failed: {outcome.error}")

@@ -176,6 +176,10 @@ class Runner:
                     break
                 for idx, completion in zip(indices, self._draw(family, kind, indices, style,
                                                                sampling, settings.seed)):
+                    if self.cancelled:
+                        # Stopped mid-generation: the text may be cut short. Resume redraws
+                        # it with the same seed.
+                        break
                     response = Response(kind, idx, completion.text)
                     responses.append(response)
                     match = live.add(response)
@@ -195,11 +199,11 @@ class Runner:
                     break
         except KeyboardInterrupt:
             self._cancel.set()
-        except ProbeError as exc:
-            return self._fail(run_id, family, settings, str(exc), len(responses), planned)
         except Exception as exc:  # an engine crash must not leave the run "running"
-            return self._fail(run_id, family, settings, f"{type(exc).__name__}: {exc}",
-                              len(responses), planned)
+            if not self.cancelled:   # an engine interrupted by cancel() is just cancelled
+                error = str(exc) if isinstance(exc, ProbeError) else \
+                    f"{type(exc).__name__}: {exc}"
+                return self._fail(run_id, family, settings, error, len(responses), planned)
         if responses:
             scored = rescore(family, responses, settings.dr_threshold, settings.pi_threshold)
             scores = scored.scores

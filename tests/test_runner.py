@@ -124,3 +124,13 @@ def test_cancel_from_another_thread_is_prompt(tmp_path):
     timer.start()
     out = runner.execute(run_id)
     assert out.status == "cancelled" and out.samples_used <= 3
+
+
+def test_a_sample_cut_short_by_cancel_is_not_stored(tmp_path):
+    store = Store(tmp_path / "p.db")
+    runner, run_id = start(store, FakeBackend("Monarch", delay=0.5), RunSettings(samples=5))
+    timer = threading.Timer(0.75, runner.cancel)      # mid-way through the second sample
+    timer.start()
+    out = runner.execute(run_id)
+    assert out.status == "cancelled"
+    assert len(store.samples(run_id)) == 1
