@@ -387,3 +387,40 @@ def test_charts_and_palette(isolated):
             assert "n = 1" in text and "100.0%" in text
 
     run(go())
+
+
+def test_model_picker_quick_check_key_and_reordering(isolated):
+    shutil.copy(FAMILIES / "butterfly.toml", isolated / "families" / "butterfly.toml")
+    loads = []
+
+    def factory(spec):
+        loads.append(spec)
+        return FakeBackend("Monarch", delay=0.05), f"fake-{len(loads)}"
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db", backend_factory=factory)
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("m")
+            assert app.screen.__class__.__name__ == "ModelPicker"
+            assert app.screen.models[0]["spec"] == "default"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.model_display == "fake-2")
+            assert loads == ["", ""]
+            # quick check on: a clear family stops well before 60 samples
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.runner is not None)
+            await pilot.press("k")
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            assert "quick check settled" in rs.state
+            assert len(app.store.samples(rs.run_id)) < 60
+            await pilot.press("escape", "e")
+            area = app.screen.query_one("#framings", TextArea)
+            first, second = area.text.splitlines()[:2]
+            area.move_cursor((0, 0))
+            await pilot.press("alt+down")
+            assert area.text.splitlines()[:2] == [second, first]
+            assert "(unsaved)" in str(app.screen.query_one("#validation", Static).render())
+
+    run(go())
