@@ -40,14 +40,17 @@ def _db_option(f):
 @click.group(cls=_Group, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="probe")
+@click.option("--model", default=None, help="With no command: the app's model.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), envvar="PROBE_DB",
+              default="probe.db", help="With no command: the app's database.")
 @click.pass_context
-def cli(ctx: click.Context) -> None:
+def cli(ctx: click.Context, model: str | None, db_path: str) -> None:
     """Is a model's favourite answer a Deep bias or a Shallow one?
 
     With no command, opens the app (same as `probe tui`).
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(tui)
+        ctx.invoke(tui, model=model, db_path=db_path)
 
 
 @cli.command()
