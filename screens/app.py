@@ -85,7 +85,8 @@ class HomeScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#families", DataTable)
-        table.add_columns("family", "framings", "direct prompt", "last label (this model)")
+        table.add_columns("family", "framings", "direct prompt", "last label (this model)",
+                          "other models")
         self.refresh_families()
         self.update_model_status()
 
@@ -99,17 +100,25 @@ class HomeScreen(Screen):
         keep = table.cursor_row
         table.clear()
         labels = app.store.last_labels()
+        by_family: dict[str, list[str]] = {}
+        for (name, model), r in labels.items():
+            if model != app.model_display:
+                by_family.setdefault(name, []).append(f"{model[:14]}: {LABEL_TEXT[r['label']]}")
+
+        def label_cells(name: str) -> tuple[str, Text]:
+            last = labels.get((name, app.model_display))
+            here = f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—"
+            return here, Text(" · ".join(by_family.get(name, [])), style="dim")
+
         app.families = {}
         for path, fam in fam_mod.discover(families_dir()):
             if isinstance(fam, ProbeError):
-                table.add_row(Text(path.stem), "—", Text(str(fam), style="red"), "",
+                table.add_row(Text(path.stem), "—", Text(str(fam), style="red"), "", "",
                               key=str(path))
                 continue
             app.families[str(path)] = fam
-            last = labels.get((fam.name, app.model_display))
-            label = (f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—")
-            table.add_row(Text(fam.name), str(len(fam.framings)), Text(fam.direct), label,
-                          key=str(path))
+            table.add_row(Text(fam.name), str(len(fam.framings)), Text(fam.direct),
+                          *label_cells(fam.name), key=str(path))
         for name in app.store.family_names():
             if not any(f.name == name for f in app.families.values()):
                 run = app.store.runs(family=name, limit=1)
@@ -117,10 +126,9 @@ class HomeScreen(Screen):
                 if fam:
                     key = f"db:{name}"
                     app.families[key] = fam
-                    last = labels.get((name, app.model_display))
-                    label = f"{LABEL_TEXT[last['label']]}" if last else "—"
                     table.add_row(Text(name) + Text(" (db)", style="dim"),
-                                  str(len(fam.framings)), Text(fam.direct), label, key=key)
+                                  str(len(fam.framings)), Text(fam.direct), *label_cells(name),
+                                  key=key)
         if table.row_count:
             table.move_cursor(row=min(max(keep, 0), table.row_count - 1))
         hint = self.query_one("#home-hint", Static)
