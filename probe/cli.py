@@ -164,28 +164,42 @@ def _match_pairs(path: Path) -> None:
 
 # -------------------------------------------------------------------- run
 
+_MODEL_AND_SAMPLING = [
+    click.option("--model", default=None, help="A .gguf file, a folder with config.json, a "
+                 "hub id in the local cache, or a served name (default: Gemma 3 270M)."),
+    click.option("--backend", type=click.Choice(["auto", "transformers", "llama", "openai"]),
+                 default="auto", show_default=True),
+    click.option("--base-url", default=None,
+                 help="OpenAI-compatible server (with --backend openai)."),
+    click.option("--api-key-env", default=None, metavar="VAR",
+                 help="Environment variable holding the server's API key (never stored)."),
+    click.option("--samples", default=30, show_default=True, help="Direct samples (N)."),
+    click.option("--temperature", default=0.6, show_default=True),
+    click.option("--max-tokens", default=25, show_default=True),
+    click.option("--seed", default=0, show_default=True, help="Same seed, same CPU run."),
+    click.option("--base", is_flag=True,
+                 help="Base-model prompting even if a chat template exists."),
+    click.option("--shots", default=3, show_default=True, help="Solved examples in base mode."),
+    click.option("--trust-remote-code", is_flag=True, help="Let a model run its own code."),
+    click.option("--allow-pickle", is_flag=True, help="Load pickle checkpoints (can run code)."),
+]
+
+
+def _model_and_sampling_options(f):
+    """The options `probe run` and `probe batch` share: which model, and how to sample."""
+    for option in reversed(_MODEL_AND_SAMPLING):
+        f = option(f)
+    return f
+
+
 @cli.command()
 @click.argument("family", required=False)
-@click.option("--model", default=None, help="A .gguf file, a folder with config.json, or a "
-              "hub id in the local cache (default: Gemma 3 270M).")
-@click.option("--backend", type=click.Choice(["auto", "transformers", "llama", "openai"]),
-              default="auto", show_default=True)
-@click.option("--base-url", default=None, help="OpenAI-compatible server (with --backend openai).")
-@click.option("--api-key-env", default=None, metavar="VAR",
-              help="Environment variable holding the server's API key (never stored).")
-@click.option("--samples", default=30, show_default=True, help="Direct samples (N).")
-@click.option("--temperature", default=0.6, show_default=True)
-@click.option("--max-tokens", default=25, show_default=True)
-@click.option("--seed", default=0, show_default=True, help="Same seed, same CPU run.")
-@click.option("--base", is_flag=True, help="Base-model prompting even if a chat template exists.")
-@click.option("--shots", default=3, show_default=True, help="Solved examples in base mode.")
+@_model_and_sampling_options
 @click.option("--system", type=click.Path(dir_okay=False), help="System prompt file (chat).")
 @click.option("--quick", is_flag=True, help="Stop once the label is settled (95%).")
 @click.option("--resume", type=int, default=None, metavar="RUN_ID",
               help="Finish a cancelled or killed run.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the JSON record on stdout.")
-@click.option("--trust-remote-code", is_flag=True, help="Let a model run its own code.")
-@click.option("--allow-pickle", is_flag=True, help="Load pickle checkpoints (can run code).")
 @click.option("--dr-threshold", default=0.65, show_default=True)
 @click.option("--pi-threshold", default=0.40, show_default=True)
 @_db_option
@@ -213,24 +227,11 @@ def models(as_json: bool) -> None:
 
 @cli.command()
 @click.argument("families", nargs=-1)
-@click.option("--model", default=None, help="Model spec (default: Gemma 3 270M).")
-@click.option("--backend", type=click.Choice(["auto", "transformers", "llama", "openai"]),
-              default="auto", show_default=True)
-@click.option("--base-url", default=None, help="OpenAI-compatible server (with --backend openai).")
-@click.option("--api-key-env", default=None, metavar="VAR",
-              help="Environment variable holding the server's API key (never stored).")
-@click.option("--samples", default=30, show_default=True, help="Direct samples per family.")
-@click.option("--temperature", default=0.6, show_default=True)
-@click.option("--max-tokens", default=25, show_default=True)
-@click.option("--seed", default=0, show_default=True)
-@click.option("--base", is_flag=True, help="Base-model prompting even if a chat template exists.")
-@click.option("--shots", default=3, show_default=True)
+@_model_and_sampling_options
 @click.option("--resume", type=int, default=None, metavar="BATCH_ID",
               help="Finish an interrupted batch.")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON record per family, then a summary line.")
-@click.option("--trust-remote-code", is_flag=True)
-@click.option("--allow-pickle", is_flag=True)
 @_db_option
 def batch(families, model, backend, base_url, api_key_env, samples, temperature, max_tokens,
           seed, base, shots, resume, as_json, trust_remote_code, allow_pickle, db_path) -> None:
