@@ -326,5 +326,16 @@ def report(out, model, db_path) -> None:
         click.echo(str(p))
 
 
+@cli.command()
+@_db_option
+def paths(db_path: str) -> None:
+    """Where probe reads and writes: database, families, models, cache."""
+    from probe.paths import cache_dir, families_dir, models_dir
+
+    for name, value in (("database", db_path), ("families", families_dir()),
+                        ("models", models_dir()), ("cache", cache_dir())):
+        click.echo(f"{name:<9} {Path(value).resolve()}")
+
+
 def main() -> None:
     cli(prog_name="probe")

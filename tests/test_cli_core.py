@@ -97,3 +97,11 @@ def test_cli_help_is_light_and_core_imports_no_ui_or_torch():
     help_out = subprocess.run([sys.executable, "-m", "probe", "--help"], capture_output=True,
                               text=True)
     assert help_out.returncode == 0 and "score" in help_out.stdout
+
+
+def test_paths_prints_where_things_live(isolated, monkeypatch):
+    result = run("paths", "--db", str(isolated / "x.db"))
+    lines = dict(line.split(None, 1) for line in result.output.splitlines())
+    assert lines["database"] == str((isolated / "x.db").resolve())
+    assert lines["families"] == str((isolated / "families").resolve())
+    assert lines["cache"] == str((isolated / "cache").resolve())
