@@ -352,15 +352,26 @@ class AnswersScreen(ModalScreen[None]):
             self.marked ^= {name}
             self.refresh_table()
 
-    def _save_family(self) -> None:
+    def _apply(self, edit) -> None:
+        """Apply an answers edit to the run's family and to the family file on disk.
+
+        The file is read afresh and only the edit is applied to it, so changes made to
+        the file since this run started are kept."""
         fam = self.run_screen.family
+        edit(fam)
         try:
             target = fam.path if fam.path and fam.path.exists() else \
                 fam_mod.path_for(fam.name, families_dir())
-            fam_mod.save(fam, target)
-            self.notify(f"Saved the alias to {target}.")
+            on_disk = fam_mod.load(target) if target.exists() else fam
+            if on_disk is not fam:
+                edit(on_disk)
+            fam_mod.save(on_disk, target)
+            fam.path = target
+            self.notify(f"Saved to {target}.")
         except (ProbeError, OSError) as exc:
             self.notify(f"Could not save the family file: {exc}", severity="error")
+        self.run_screen.recompute()
+        self.refresh_table()
 
     def action_merge(self) -> None:
         target = self.selected()
@@ -370,15 +381,15 @@ class AnswersScreen(ModalScreen[None]):
                         severity="warning")
             return
         clusters = self.clusters()
-        fam = self.run_screen.family
-        for src in sources:
-            fam.add_alias(target, src)
-            for form in clusters.get(src, {}).get("forms", {}):
-                fam.add_alias(target, form)
+        aliases = [alias for src in sorted(sources)
+                   for alias in [src, *clusters.get(src, {}).get("forms", {})]]
+
+        def merge(fam: Family) -> None:
+            for alias in aliases:
+                fam.add_alias(target, alias)
+
         self.marked.clear()
-        self._save_family()
-        self.run_screen.recompute()
-        self.refresh_table()
+        self._apply(merge)
 
     def action_split(self) -> None:
         name = self.selected()
@@ -389,10 +400,7 @@ class AnswersScreen(ModalScreen[None]):
 
         def chosen(form: str | None) -> None:
             if form:
-                self.run_screen.family.add_canonical(form)
-                self._save_family()
-                self.run_screen.recompute()
-                self.refresh_table()
+                self._apply(lambda fam: fam.add_canonical(form))
 
         self.app.push_screen(SplitPicker(forms), chosen)
 

@@ -424,3 +424,35 @@ def test_model_picker_quick_check_key_and_reordering(isolated):
             assert "(unsaved)" in str(app.screen.query_one("#validation", Static).render())
 
     run(go())
+
+
+def test_a_merge_keeps_edits_made_to_the_family_file_meanwhile(isolated):
+    path = isolated / "families" / "b.toml"
+    fam_mod.save(fam_mod.Family("b", "Choose a random popular butterfly.",
+                                [f"Scenario {i}: which?" for i in range(4)]), path)
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            # Meanwhile the user adds a reframing in their editor.
+            edited = fam_mod.load(path)
+            edited.framings.append("Scenario 9: a new one?")
+            fam_mod.save(edited, path)
+            await pilot.press("a")
+            t = app.screen.query_one("#answers", DataTable)
+            keys = [t.coordinate_to_cell_key((i, 0)).row_key.value for i in range(t.row_count)]
+            t.move_cursor(row=keys.index("Viceroy"))
+            await pilot.press("space")
+            t.move_cursor(row=keys.index("Monarch"))
+            await pilot.press("m")
+            await pilot.pause()
+            saved = fam_mod.load(path)
+            assert "Scenario 9: a new one?" in saved.framings
+            assert "Viceroy" in saved.answers["Monarch"]
+            assert rs.scored.scores.fr == 1.0
+
+    run(go())
