@@ -80,6 +80,8 @@ def extract(response: str | None) -> str:
 # ------------------------------------------------------------- normalisation
 
 _ARTICLES = {"a", "an", "the"}
+# Abbreviations in place names: St. Petersburg is Saint Petersburg.
+_ABBREVIATIONS = {"st": "saint", "mt": "mount", "ft": "fort"}
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -149,11 +151,12 @@ def _strip_accents(text: str) -> str:
 def normalise(answer: str) -> tuple[str, ...]:
     """Comparison key: a tuple of folded words. Empty for an empty answer."""
     text = _strip_accents(unicodedata.normalize("NFKC", answer)).casefold()
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)          # 1,000 → 1000
     text = text.replace("&", " and ")
     text = re.sub(r"[-_/]+", " ", text)
     text = re.sub(r"[^\w\s+#']", " ", text)
     text = text.replace("'", "")
-    words = [w for w in text.split() if w not in _ARTICLES]
+    words = [_ABBREVIATIONS.get(w, w) for w in text.split() if w not in _ARTICLES]
     words = _numbers_to_digits(words)
     return tuple(stem(w) for w in words)
 

@@ -99,3 +99,10 @@ def test_refusals_and_echoes_are_marked():
 def test_empty_response_has_no_canonical_form():
     m = Canonicalizer("x").add("   ")
     assert (m.answer, m.canonical, m.reason) == ("", "", "empty")
+
+
+def test_thousands_separators_and_place_abbreviations():
+    assert same_answer("1,000", "1000", "Choose a random number")[0]
+    assert not same_answer("1,000", "1", "Choose a random number")[0]
+    assert same_answer("St. Petersburg", "Saint Petersburg", "Choose a random city")[0]
+    assert same_answer("Mt. Fuji", "Mount Fuji", "Choose a random mountain")[0]
