@@ -128,8 +128,8 @@ def test_cancel_from_another_thread_is_prompt(tmp_path):
 
 def test_a_sample_cut_short_by_cancel_is_not_stored(tmp_path):
     store = Store(tmp_path / "p.db")
-    runner, run_id = start(store, FakeBackend("Monarch", delay=0.5), RunSettings(samples=5))
-    timer = threading.Timer(0.75, runner.cancel)      # mid-way through the second sample
+    runner, run_id = start(store, FakeBackend("Monarch", delay=1.0), RunSettings(samples=5))
+    timer = threading.Timer(1.5, runner.cancel)       # mid-way through the second sample
     timer.start()
     out = runner.execute(run_id)
     assert out.status == "cancelled"
