@@ -233,7 +233,10 @@ class RunScreen(Screen):
         self.query_one("#pi", Static).update(f"[b]π[/b]  {s.pi:.2f}\n"
                                              f"top: {escape(s.top_answer or 'no answer')}")
         badge = self.query_one("#badge", Static)
-        settling = "" if s.settled else "\nsettling"
+        # While sampling an unsure label is still settling; once sampling stops it stays
+        # unsettled (more samples could change it).
+        settling = "" if s.settled else (
+            "\nsettling" if self.state in ("running", "starting", "stopping") else "\nunsettled")
         badge.update(f"{LABEL_TEXT[s.label]}{settling}\n{s.p_label:.0%} sure")
         for cls in BADGE_CLASS.values():
             badge.remove_class(cls)
