@@ -17,7 +17,7 @@ from probe.family import Family
 from probe.matching import Match
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
 from probe.prompting import PromptStyle, style_for
-from probe.scoring import LiveScorer, Response, rescore
+from probe.scoring import LiveScorer, Response
 from probe.store import SampleRow, Store
 
 QUICK_MIN = 10          # at least this many direct and framed samples before a quick stop
@@ -162,7 +162,7 @@ class Runner:
         direct_todo = [i for i in range(settings.samples) if ("direct", i) not in have]
         framed_todo = [i for i in range(len(family.framings)) if ("framed", i) not in have]
         planned = settings.samples + len(family.framings)
-        if self.store.run(run_id).status != "running":
+        if run.status != "running":
             self.store.set_status(run_id, "running")
         self.backend.reset_cancel()
         live = LiveScorer(family, settings.dr_threshold, settings.pi_threshold)
@@ -205,7 +205,9 @@ class Runner:
                     f"{type(exc).__name__}: {exc}"
                 return self._fail(run_id, family, settings, error, len(responses), planned)
         if responses:
-            scored = rescore(family, responses, settings.dr_threshold, settings.pi_threshold)
+            # ``live`` already holds every response in arrival order: the final names need
+            # no second pass of matching.
+            scored = live.scored()
             scores = scored.scores
             self.store.update_canonicals(run_id, [(r.kind, r.idx, m.canonical, m.reason)
                                                   for r, m in scored.matches])
