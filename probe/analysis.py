@@ -20,6 +20,11 @@ from probe.store import Store
 # ------------------------------------------------------------------ compare
 
 
+def top_answers_agree(a: str | None, b: str | None, family: Family) -> bool:
+    """Whether two runs' top answers are one answer, by the family's matcher."""
+    return bool(a and b) and same_answer(a, b, family.direct, family.answers)[0]
+
+
 def compare_models(store: Store, model_a: str, model_b: str) -> dict:
     """Each family's labels under two models, whether the top answers are one answer, and
     that agreement binned by π of model B among B's families with DR > 0.65."""
@@ -32,10 +37,8 @@ def compare_models(store: Store, model_a: str, model_b: str) -> dict:
     rows = []
     for name in sorted(set(a) & set(b)):
         ra, rb = a[name], b[name]
-        fam = store.family(rb["family_id"])
-        same = False
-        if ra["top_answer"] and rb["top_answer"]:
-            same = same_answer(ra["top_answer"], rb["top_answer"], fam.direct, fam.answers)[0]
+        same = top_answers_agree(ra["top_answer"], rb["top_answer"],
+                                 store.family(rb["family_id"]))
         rows.append({"family": name, "label_a": ra["label"], "label_b": rb["label"],
                      "top_a": ra["top_answer"], "top_b": rb["top_answer"], "same_top": same,
                      "dr_b": rb["dr"], "pi_b": rb["pi"], "run_a": ra["run_id"],

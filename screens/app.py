@@ -23,6 +23,7 @@ from probe.paths import families_dir
 from probe.store import Store
 from screens.charts import ChartsScreen
 from screens.messages import ModelFailed, ModelLoaded, ModelLoading
+from screens.tables import cursor_key
 
 HELP = """\
 [b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
@@ -141,11 +142,8 @@ class HomeScreen(Screen):
 
     def selected_family(self):
         app: ProbeApp = self.app  # type: ignore[assignment]
-        table = self.query_one("#families", DataTable)
-        if not table.row_count:
-            return None, None
-        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
-        return key, app.families.get(key)
+        key = cursor_key(self.query_one("#families", DataTable))
+        return key, app.families.get(key) if key is not None else None
 
     def action_run(self) -> None:
         key, fam = self.selected_family()

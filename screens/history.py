@@ -12,8 +12,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from probe.matching import same_answer
+from probe.analysis import compare_models, render_compare, top_answers_agree
 from probe.metrics import LABEL_TEXT
+from screens.tables import cursor_key
 
 
 class HistoryScreen(Screen):
@@ -61,10 +62,8 @@ class HistoryScreen(Screen):
                           key=str(r["id"]))
 
     def selected(self) -> int | None:
-        table = self.query_one("#runs", DataTable)
-        if not table.row_count:
-            return None
-        return int(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value)
+        key = cursor_key(self.query_one("#runs", DataTable))
+        return int(key) if key is not None else None
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
@@ -113,9 +112,7 @@ def compare_text(store, a: int, b: int) -> str:
     fam = store.family(ra.family_id)
     note = "" if ra.family_name == rb.family_name else \
         "  [yellow](different families)[/yellow]"
-    same = False
-    if res_a["top_answer"] and res_b["top_answer"]:
-        same, _ = same_answer(res_a["top_answer"], res_b["top_answer"], fam.direct, fam.answers)
+    same = top_answers_agree(res_a["top_answer"], res_b["top_answer"], fam)
     rows = [f"[b]compare[/b] {escape(ra.family_name)}{note}",
             f"{'':<8}{'run ' + str(a):<28}{'run ' + str(b):<28}",
             f"{'model':<8}{escape(ra.model[:26]):<28}{escape(rb.model[:26]):<28}"]
@@ -127,7 +124,6 @@ def compare_text(store, a: int, b: int) -> str:
     rows.append("same top answer: " + ("[green]yes[/green]" if same else "[red]no[/red]"))
     if ra.model != rb.model:
         # Two models: the paper's view over every family both have run.
-        from probe.analysis import compare_models, render_compare
         from probe.errors import BadInput
 
         try:

@@ -23,6 +23,7 @@ from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, Run
                           SampleDrawn)
 from probe.scoring import LiveScorer, Response
 from screens.messages import RunEvent
+from screens.tables import cursor_key
 
 BADGE_CLASS = {"deep": "deep", "shallow": "shallow", "non_bias": "nonbias"}
 
@@ -331,10 +332,7 @@ class AnswersScreen(ModalScreen[None]):
         self.show_detail()
 
     def selected(self) -> str | None:
-        table = self.query_one("#answers", DataTable)
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        return cursor_key(self.query_one("#answers", DataTable))
 
     @on(DataTable.RowHighlighted)
     def show_detail(self) -> None:
