@@ -78,11 +78,13 @@ def render_compare(result: dict) -> str:
 # --------------------------------------------------------------- thresholds
 
 
-def threshold_table(store: Store, model: str | None = None) -> list[tuple[float, dict]]:
+def threshold_table(store: Store, model: str | None = None
+                    ) -> tuple[list[tuple[float, dict]], int]:
+    """The sweep's rows, and how many families they cover."""
     points = [(r["dr"], r["pi"]) for r in store.latest_results(model)]
     if not points:
         raise BadInput("no finished runs to sweep" + (f" for '{model}'." if model else "."))
-    return thresholds_sweep(points)
+    return thresholds_sweep(points), len(points)
 
 
 def render_thresholds(rows: list[tuple[float, dict]], n: int) -> str:

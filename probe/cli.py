@@ -268,9 +268,7 @@ def thresholds(model, as_json, db_path) -> None:
     from probe.analysis import render_thresholds, threshold_table
     from probe.store import Store
 
-    store = Store(db_path)
-    rows = threshold_table(store, model)
-    n = len(store.latest_results(model))
+    rows, n = threshold_table(Store(db_path), model)
     if as_json:
         click.echo(json.dumps([{"t": t, **share} for t, share in rows]))
     else:

@@ -364,14 +364,18 @@ class Store:
         return self.query("SELECT id, family_name, status FROM runs WHERE batch_id = ? "
                           "ORDER BY id", [batch_id])
 
-    def latest_results(self, model: str | None = None) -> list[dict]:
-        """The newest finished run per (family, model), with its result and prompt."""
+    def latest_results(self, model: str | None = None,
+                       statuses: tuple[str, ...] = ("finished",)) -> list[dict]:
+        """The newest run per (family, model) among those with one of ``statuses``, with
+        its result and prompt."""
+        marks = ", ".join("?" for _ in statuses)
         sql = ("SELECT runs.id AS run_id, runs.family_name, runs.model, runs.family_id, "
                "families.direct, results.* FROM runs JOIN results ON results.run_id = runs.id "
                "JOIN families ON families.id = runs.family_id "
-               "WHERE runs.status = 'finished' AND runs.id IN (SELECT MAX(id) FROM runs "
-               "WHERE status = 'finished' GROUP BY family_name, model)")
-        params: list = []
+               f"WHERE runs.id IN (SELECT MAX(r.id) FROM runs AS r JOIN results AS x "
+               f"ON x.run_id = r.id WHERE r.status IN ({marks}) "
+               "GROUP BY r.family_name, r.model)")
+        params: list = list(statuses)
         if model:
             sql += " AND runs.model LIKE ?"
             params.append(f"%{model}%")
@@ -425,9 +429,6 @@ class Store:
         return rows[0] if rows else None
 
     def last_labels(self) -> dict[tuple[str, str], dict]:
-        """The newest finished result for each (family, model)."""
-        rows = self.query(
-            "SELECT runs.family_name, runs.model, runs.id, results.label, results.pi "
-            "FROM runs JOIN results ON results.run_id = runs.id "
-            "WHERE runs.status IN ('finished', 'cancelled') ORDER BY runs.id")
-        return {(r["family_name"], r["model"]): r for r in rows}
+        """The newest finished or cancelled result for each (family, model)."""
+        return {(r["family_name"], r["model"]): r
+                for r in self.latest_results(statuses=("finished", "cancelled"))}
