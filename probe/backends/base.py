@@ -50,15 +50,26 @@ class Backend(ABC):
     @abstractmethod
     def has_chat_template(self) -> bool: ...
 
-    @abstractmethod
+    def sample_one(self, prompt: str, style: PromptStyle, sampling: Sampling,
+                   seed: int) -> Completion:
+        """One completion; engines that sample one sequence at a time implement this and
+        inherit the two loops below."""
+        raise NotImplementedError
+
     def sample_many(self, prompt: str, k: int, style: PromptStyle, sampling: Sampling,
                     seeds: Sequence[int]) -> Iterator[Completion]:
         """``k`` independent completions of one prompt (the N direct samples)."""
+        if len(seeds) < k:
+            raise ValueError(f"sample_many needs {k} seeds, got {len(seeds)}")
+        yield from self.sample_each([prompt] * k, style, sampling, seeds)
 
-    @abstractmethod
     def sample_each(self, prompts: Sequence[str], style: PromptStyle, sampling: Sampling,
                     seeds: Sequence[int]) -> Iterator[Completion]:
         """One completion of each prompt (the framings)."""
+        for prompt, seed in zip(prompts, seeds):
+            if self.cancelled.is_set():
+                return
+            yield self.sample_one(prompt, style, sampling, seed)
 
     def render(self, prompt: str, style: PromptStyle) -> str:
         """The text the model sees, for storing with the sample."""

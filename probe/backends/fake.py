@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterator, Sequence
+from typing import Callable
 
 from probe.backends.base import Backend, Completion, ProgressFn, Sampling
 from probe.prompting import PromptStyle
@@ -44,7 +44,8 @@ class FakeBackend(Backend):
     def has_chat_template(self) -> bool:
         return self.chat
 
-    def _reply(self, prompt: str, style: PromptStyle) -> Completion:
+    def sample_one(self, prompt: str, style: PromptStyle, sampling: Sampling,
+                   seed: int) -> Completion:
         if self.fail_after is not None and self.calls == self.fail_after:
             self.calls += 1         # fails once, like a transient engine error
             raise RuntimeError("scripted failure")
@@ -60,17 +61,3 @@ class FakeBackend(Backend):
             text = self.default(prompt) if callable(self.default) else self.default
         return Completion(text=text, tokens=len(text.split()), latency_ms=self.delay * 1000,
                           prompt=self.render(prompt, style))
-
-    def sample_many(self, prompt: str, k: int, style: PromptStyle, sampling: Sampling,
-                    seeds: Sequence[int]) -> Iterator[Completion]:
-        for _ in range(k):
-            if self.cancelled.is_set():
-                return
-            yield self._reply(prompt, style)
-
-    def sample_each(self, prompts: Sequence[str], style: PromptStyle, sampling: Sampling,
-                    seeds: Sequence[int]) -> Iterator[Completion]:
-        for p in prompts:
-            if self.cancelled.is_set():
-                return
-            yield self._reply(p, style)

@@ -153,7 +153,7 @@ class TransformersBackend(Backend):
         if style.mode == "chat":
             return self.tok.apply_chat_template(style.messages(prompt), tokenize=False,
                                                 add_generation_prompt=True)
-        return style.base_prompt(prompt)
+        return super().render(prompt, style)
 
     def preferred_chunk(self) -> int:
         return self._batch_size

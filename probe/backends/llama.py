@@ -6,7 +6,6 @@ import contextlib
 import os
 import time
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from probe.backends.base import Backend, Completion, ProgressFn, Sampling
 from probe.errors import BadInput, RunFailed
@@ -80,7 +79,11 @@ class LlamaBackend(Backend):
 
         return llama_cpp.StoppingCriteriaList([lambda _ids, _logits: self.cancelled.is_set()])
 
-    def _one(self, prompt: str, style: PromptStyle, sampling: Sampling, seed: int) -> Completion:
+    # sample_many/sample_each come from Backend: llama-cpp-python keeps the last prompt's
+    # KV cache and re-evaluates only what differs, so the N direct samples pay for the
+    # prompt once.
+    def sample_one(self, prompt: str, style: PromptStyle, sampling: Sampling,
+                   seed: int) -> Completion:
         assert self.llm is not None, "load() first"
         start = time.perf_counter()
         # Plain temperature sampling, as the transformers backend and the paper's
@@ -101,22 +104,6 @@ class LlamaBackend(Backend):
         return Completion(text=text.strip(), tokens=tokens,
                           latency_ms=(time.perf_counter() - start) * 1000,
                           prompt=self.render(prompt, style))
-
-    def sample_many(self, prompt: str, k: int, style: PromptStyle, sampling: Sampling,
-                    seeds: Sequence[int]) -> Iterator[Completion]:
-        # llama-cpp-python keeps the last prompt's KV cache and re-evaluates only what
-        # differs, so the N direct samples pay for the prompt once.
-        for i in range(k):
-            if self.cancelled.is_set():
-                return
-            yield self._one(prompt, style, sampling, seeds[i])
-
-    def sample_each(self, prompts: Sequence[str], style: PromptStyle, sampling: Sampling,
-                    seeds: Sequence[int]) -> Iterator[Completion]:
-        for prompt, seed in zip(prompts, seeds):
-            if self.cancelled.is_set():
-                return
-            yield self._one(prompt, style, sampling, seed)
 
     def close(self) -> None:
         if self.llm is not None:
