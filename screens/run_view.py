@@ -76,11 +76,13 @@ class RunScreen(Screen):
         self.runner: Runner | None = None
         self.scored = None
         self._dirty = True
+        self.settings = RunSettings()
         self._reset_live()
 
     def _reset_live(self) -> None:
         """Match everything again: the family's answers (aliases) changed."""
-        self.live = LiveScorer(self.family)
+        self.live = LiveScorer(self.family, self.settings.dr_threshold,
+                               self.settings.pi_threshold)
         for r in self.responses:
             self.live.add(r)
 
@@ -108,10 +110,14 @@ class RunScreen(Screen):
         # Refresh from a timer, not per sample: a fast backend would flood the screen.
         self.set_interval(0.2, self.tick)
         if self.run_id is not None:
-            for s in self.app.store.samples(self.run_id):  # type: ignore[attr-defined]
+            store = self.app.store  # type: ignore[attr-defined]
+            run = store.run(self.run_id)
+            # A past run keeps its own sample count and thresholds (the CLI can set both).
+            self.settings = RunSettings.from_dict(run.settings)
+            for s in store.samples(self.run_id):
                 self.responses.append(Response(s.kind, s.idx, s.response))
             self._reset_live()
-            self.state = self.app.store.run(self.run_id).status  # type: ignore[attr-defined]
+            self.state = run.status
         if not self.read_only:
             self.start_run(self.run_id)
         self.tick()
@@ -128,7 +134,7 @@ class RunScreen(Screen):
         try:
             if run_id is None:
                 spec = getattr(app, "resolved_model", None)
-                run_id = runner.create(self.family, RunSettings(), app.model_display,
+                run_id = runner.create(self.family, self.settings, app.model_display,
                                        spec.spec if spec else "",
                                        spec.fingerprint() if spec else None)
                 self.run_id = run_id
@@ -212,7 +218,7 @@ class RunScreen(Screen):
         self._dirty = False
         self.scored = self.live.scored() if self.responses else None
         s = self.scored.scores if self.scored else None
-        planned = (len(self.family.framings) + RunSettings().samples)
+        planned = len(self.family.framings) + self.settings.samples
         mode = " [dim](read-only)[/dim]" if self.read_only else ""
         self.query_one("#run-title", Static).update(
             f" [b]{escape(self.family.name)}[/b] on {escape(self.app.model_display)}"  # type: ignore

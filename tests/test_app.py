@@ -456,3 +456,25 @@ def test_a_merge_keeps_edits_made_to_the_family_file_meanwhile(isolated):
             assert rs.scored.scores.fr == 1.0
 
     run(go())
+
+
+def test_a_past_run_opens_with_its_own_sample_count_and_thresholds(isolated):
+    from probe.runner import Runner, RunSettings
+
+    async def go():
+        app = make(isolated, autoload=False)
+        fam = fam_mod.Family("b", "Choose a random popular butterfly.",
+                             [f"Scenario {i}: which?" for i in range(4)])
+        backend = FakeBackend(answer_by_prompt)
+        backend.load()
+        r = Runner(app.store, backend)
+        # DR 1.0, FR 0.5 → π 0.5: Deep by default, Shallow with --pi-threshold 0.6
+        r.execute(r.create(fam, RunSettings(samples=5, pi_threshold=0.6), "fake-model"))
+        async with app.run_test(size=(110, 36)) as pilot:
+            app.open_run(fam, run_id=1, read_only=True)
+            await pilot.pause(0.3)
+            rs = app.screen
+            assert "9/9 samples" in str(rs.query_one("#run-title", Static).render())
+            assert rs.scored.scores.label == "shallow"
+
+    run(go())
