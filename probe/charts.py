@@ -45,6 +45,15 @@ def _xy(dr: float, fr: float) -> tuple[float, float]:
     return PAD + dr * (W - 2 * PAD), H - PAD - fr * (H - 2 * PAD)
 
 
+def _pi_curve(steps: int = 40) -> list[tuple[float, float]]:
+    """The π = 0.40 line (FR = 0.40 / DR) where DR > 0.65, in chart coordinates."""
+    points = []
+    for i in range(steps + 1):
+        dr = DR_THRESHOLD + (1 - DR_THRESHOLD) * i / steps
+        points.append(_xy(dr, min(1.0, PI_THRESHOLD / dr)))
+    return points
+
+
 def scatter_svg(rows: list[dict]) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
              f'font-family="sans-serif" font-size="12">',
@@ -59,10 +68,7 @@ def scatter_svg(rows: list[dict]) -> str:
     parts.append(f'<line x1="{x0:.1f}" y1="{PAD}" x2="{x0:.1f}" y2="{H - PAD}" '
                  'stroke="#c62828" stroke-dasharray="4 3"/>')
     # π = DR × FR = 0.40: FR = 0.40 / DR, drawn where DR > 0.65.
-    curve = []
-    for i in range(41):
-        dr = DR_THRESHOLD + (1 - DR_THRESHOLD) * i / 40
-        curve.append("%.1f,%.1f" % _xy(dr, min(1.0, PI_THRESHOLD / dr)))
+    curve = ["%.1f,%.1f" % point for point in _pi_curve()]
     parts.append(f'<polyline points="{" ".join(curve)}" fill="none" stroke="#c62828"/>')
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
         x, y = _xy(tick, tick)
@@ -100,10 +106,7 @@ def _png(rows: list[dict], kind: str) -> bytes:
         d.text((W / 2 - 40, H - 24), "DR (direct rate)", fill="black")
         x0, _ = _xy(DR_THRESHOLD, 0)
         d.line([x0, PAD, x0, H - PAD], fill="#c62828")
-        pts = [_xy(DR_THRESHOLD + (1 - DR_THRESHOLD) * i / 40,
-                   min(1.0, PI_THRESHOLD / (DR_THRESHOLD + (1 - DR_THRESHOLD) * i / 40)))
-               for i in range(41)]
-        d.line(pts, fill="#c62828")
+        d.line(_pi_curve(), fill="#c62828")
         for r in rows:
             x, y = _xy(r["dr"], r["fr"])
             d.ellipse([x - 5, y - 5, x + 5, y + 5], fill=COLOURS[r["label"]])
