@@ -24,7 +24,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                   api_key_env=None) -> None:
     from probe import family as fam_mod
     from probe.batch import Batch, breakdown, expand_families
-    from probe.cli_run import ProgressLine, graceful_interrupt, load_backend
+    from probe.cli_run import ProgressLine, graceful_interrupt, load_backend, reload_backend
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
     from probe.runner import RunSettings
@@ -47,17 +47,11 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
     if resume is not None:
         if families:
             raise BadInput("--resume takes the families from the batch; drop FAMILIES.")
-        info = store.batch(resume)
-        st = info["settings"]
-        spec, engine = load_backend(st.get("model_spec") or None, st.get("engine", "auto"),
-                                    trust_remote_code, allow_pickle, st["run"]["seed"], as_json,
-                                    st.get("base_url"), api_key_env or st.get("api_key_env"),
-                                    chat=not st["run"].get("base", False))
-        if st.get("model_hash") and spec.fingerprint() != st["model_hash"]:
-            raise BadInput(f"batch {resume} was made with different weights; resuming would "
-                           "mix two models.")
+        st = store.batch(resume)["settings"]
+        spec, engine = reload_backend(f"batch {resume}", st, st["run"], st.get("model_hash"),
+                                      trust_remote_code, allow_pickle, as_json, api_key_env)
         batch_id = resume
-        runner = Batch(store, engine, on_family=on_family)
+        runner = Batch(store, engine, on_family=on_family, on_event=progress)
     else:
         paths = expand_families(families, families_dir())
         for p in paths:        # every family valid before the model loads

@@ -68,6 +68,26 @@ def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
     return spec, engine
 
 
+def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str | None,
+                   trust_remote_code: bool, allow_pickle: bool, quiet: bool,
+                   api_key_env: str | None):
+    """Load again the engine a stored run or batch was sampled with, or say why not."""
+    from probe.backends import BACKENDS
+
+    engine_name = stored.get("engine", "auto")
+    if engine_name not in BACKENDS:
+        raise BadInput(f"{what} was sampled by the '{engine_name}' engine, which the command "
+                       "line cannot load.")
+    spec, engine = load_backend(
+        stored.get("model_spec") or None, engine_name, trust_remote_code, allow_pickle,
+        run_settings.get("seed") or 0, quiet, stored.get("base_url"),
+        api_key_env or stored.get("api_key_env"), chat=not run_settings.get("base", False))
+    if model_hash and spec.fingerprint() != model_hash:
+        raise BadInput(f"{what} was made with different weights for '{spec.display}'; "
+                       "resuming would mix two models.")
+    return spec, engine
+
+
 def run_command(family_arg, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
                 dr_threshold, pi_threshold, base_url=None, api_key_env=None) -> None:
@@ -85,21 +105,9 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
                            "drop the FAMILY argument.")
         resumable(store, resume)
         run = store.run(resume)
-        stored_spec = run.settings.get("model_spec") or None
-        from probe.backends import BACKENDS
-
-        engine_name = run.settings.get("engine", "auto")
-        if engine_name not in BACKENDS:
-            raise BadInput(f"run {resume} was sampled by the '{engine_name}' engine, which the "
-                           "command line cannot load.")
-        spec, engine = load_backend(
-            stored_spec, engine_name,
-            trust_remote_code, allow_pickle, run.seed or 0, as_json,
-            run.settings.get("base_url"), api_key_env or run.settings.get("api_key_env"),
-            chat=not run.settings.get("base", False))
-        if run.model_hash and spec.fingerprint() != run.model_hash:
-            raise BadInput(f"run {resume} was made with different weights for "
-                           f"'{run.model}'; resuming would mix two models.")
+        spec, engine = reload_backend(f"run {resume}", run.settings, run.settings,
+                                      run.model_hash, trust_remote_code, allow_pickle, as_json,
+                                      api_key_env)
         run_id = resume
         family_name = run.family_name
     else:
