@@ -36,6 +36,8 @@ class RunSettings:
     quick: bool = False
     dr_threshold: float = DR_THRESHOLD
     pi_threshold: float = PI_THRESHOLD
+    # How a run is scored: "probe" (DESIGN.md's rule) or "reference" (the released code's).
+    rule: str = "probe"
 
     def validate(self) -> "RunSettings":
         if self.samples < 1:
