@@ -9,7 +9,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from probe.atomic import write_atomic
 from probe.errors import BadInput
+from probe.reading import read_text, shown
+from probe.limits import MAX_FAMILY_BYTES, MAX_INT_DIGITS, MAX_TOML_DEPTH
 
 ALLOWED_KEYS = ("name", "direct", "framings", "answers")
 # A family is a survey of one question in ~30 scenarios; thousands of framings is a
@@ -70,6 +73,8 @@ class Family:
 
 
 def _line_of(text: str, key: str) -> int | None:
+    if len(key) > 200:      # no real key is this long; don't build a huge pattern
+        return None
     pattern = re.compile(r"^\s*(\[\s*)?[\"']?" + re.escape(key) + r"[\"']?\s*(=|\])", re.M)
     m = pattern.search(text)
     return text.count("\n", 0, m.start()) + 1 if m else None
@@ -86,7 +91,7 @@ def validate(data: dict, source: str = "family", text: str | None = None,
     for key in data:
         if key not in ALLOWED_KEYS:
             raise BadInput(
-                f"{_where(source, text, key)}: unknown key '{key}' "
+                f"{_where(source, text, key)}: unknown key '{shown(key)}' "
                 f"(allowed: {', '.join(ALLOWED_KEYS)})."
             )
     name = data.get("name", default_name)
@@ -147,13 +152,13 @@ def validate(data: dict, source: str = "family", text: str | None = None,
         if isinstance(aliases, str):
             aliases = [aliases]
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-            raise BadInput(f"{_where(source, text, canonical)}: answers.{canonical} must be a "
-                           "list of alias strings.")
+            raise BadInput(f"{_where(source, text, canonical)}: answers.{shown(canonical)} "
+                           "must be a list of alias strings.")
         for alias in [canonical, *aliases]:
             k = alias.strip().casefold()
             if k in owner and owner[k] != canonical:
-                raise BadInput(f"{_where(source, text, canonical)}: '{alias}' is listed under both "
-                               f"'{owner[k]}' and '{canonical}'.")
+                raise BadInput(f"{_where(source, text, canonical)}: '{shown(alias)}' is "
+                               f"listed under both '{shown(owner[k])}' and '{shown(canonical)}'.")
             owner[k] = canonical
         clean_answers[canonical] = [a.strip() for a in aliases if a.strip()]
     return Family(name=name, direct=direct.strip(), framings=clean, answers=clean_answers)
@@ -163,33 +168,43 @@ def check_name(name: str, source: str = "family") -> None:
     """A family name doubles as a file name, so it may not contain path syntax."""
     if not _NAME_RE.match(name) or ".." in name:
         raise BadInput(
-            f"{source}: family name {name!r} is not allowed; use letters, digits, spaces, "
-            "'-', '_' or '.', at most 80 characters, not starting with a dot."
+            f"{source}: family name {shown(repr(name))} is not allowed; use letters, digits, "
+            "spaces, '-', '_' or '.', at most 80 characters, not starting with a dot."
         )
 
 
 def load(path: str | Path) -> Family:
     """Read and validate a family file."""
     path = Path(path)
-    if not path.exists():
-        raise BadInput(f"{path}: no such family file.")
-    if path.is_dir():
-        raise BadInput(f"{path}: is a folder, not a family file.")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot be read ({exc.strerror}).") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadInput(f"{path}: is not UTF-8 text (is it a binary file?).") from None
+    text = read_text(path, MAX_FAMILY_BYTES, "family file")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BadInput(f"{path}: invalid TOML: {exc}.") from None
+    except RecursionError:
+        raise BadInput(f"{path}: invalid TOML: nested too deeply.") from None
+    except ValueError as exc:      # e.g. an integer of thousands of digits
+        raise BadInput(f"{path}: invalid TOML: {shown(str(exc), 120)}.") from None
+    _check_shape(data, str(path))
     family = validate(data, str(path), text, default_name=path.stem)
     family.path = path
     return family
+
+
+def _check_shape(data: object, source: str) -> None:
+    """Refuse nesting and integers no family needs, before anything walks them."""
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_TOML_DEPTH:
+            raise BadInput(f"{source}: values are nested more than {MAX_TOML_DEPTH} deep.")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+        elif isinstance(value, int) and not isinstance(value, bool) \
+                and abs(value) >= 10 ** MAX_INT_DIGITS:
+            raise BadInput(f"{source}: an integer has more than {MAX_INT_DIGITS} digits.")
 
 
 def _toml_str(value: str) -> str:
@@ -211,12 +226,9 @@ def dumps(family: Family) -> str:
 
 
 def save(family: Family, path: str | Path) -> Path:
-    """Write atomically so a crash mid-save never leaves half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dumps(family), encoding="utf-8")
-    tmp.replace(path)
+    """Write atomically (exclusive temporary file, then rename) so a crash mid-save never
+    leaves half a file and a planted link cannot redirect the write."""
+    path = write_atomic(Path(path), dumps(family), "family file")
     family.path = path
     return path
 
@@ -228,19 +240,22 @@ def path_for(name: str, families_dir: str | Path) -> Path:
     slug = re.sub(r"[^A-Za-z0-9_.\-]+", "-", name.strip()).strip("-.").lower() or "family"
     target = (root / f"{slug}.toml").resolve()
     if target.parent != root:
-        raise BadInput(f"family name {name!r} would be saved outside {root}.")
+        raise BadInput(f"family name {shown(repr(name))} would be saved outside {root}.")
     return target
 
 
 def resolve(spec: str | Path, families_dir: str | Path = "families") -> Family:
     """A family argument: a path to a .toml file, or the name of one in ``families_dir``."""
     p = Path(spec)
+    if len(str(spec)) > 4096:
+        raise BadInput(f"family '{shown(str(spec))}' is not a file name.")
     if p.suffix == ".toml" or p.exists():
         return load(p)
     candidate = Path(families_dir) / f"{spec}.toml"
     if candidate.exists():
         return load(candidate)
-    raise BadInput(f"no family file '{spec}' (looked for {p} and {candidate}).")
+    raise BadInput(f"no family file '{shown(str(spec))}' (looked for {shown(str(p))} "
+                   f"and {shown(str(candidate))}).")
 
 
 def discover(families_dir: str | Path) -> list[tuple[Path, Family | BadInput]]:

@@ -2,6 +2,60 @@
 
 A model's answer is in its first few words; a response longer than this is cut before
 extraction and storage, so a runaway or hostile output costs bounded time and space.
+Files are streamed line by line under the caps below, so memory stays bounded whatever
+the input (a small ``.gz`` can expand to gigabytes).
 """
 
 MAX_RESPONSE_CHARS = 4096
+"""Characters of one response kept for extraction and storage."""
+
+MAX_LINE_BYTES = 1 << 20
+"""One JSONL line (a responses, pairs, prompts or framings record): 1 MiB."""
+
+MAX_INPUT_BYTES = 1 << 30
+"""Decompressed bytes read from one JSONL input (plain or .gz): 1 GiB."""
+
+MAX_INPUT_LINES = 10_000_000
+"""Lines (blank ones included) read from one JSONL input."""
+
+MAX_FAMILY_BYTES = 4 << 20
+"""A family TOML file: 1,000 framings of 4,000 characters fit with room to spare."""
+
+MAX_SYSTEM_PROMPT_BYTES = 64 << 10
+"""A ``--system`` prompt file."""
+
+MAX_JSON_DEPTH = 64
+"""Nesting depth accepted in a JSONL record or a server reply (real ones use < 10)."""
+
+MAX_TOML_DEPTH = 32
+"""Nesting depth accepted in a family file (a real one uses 2)."""
+
+MAX_INT_DIGITS = 18
+"""Digits of an integer in a family or responses file (``framing_idx``): fits in int64."""
+
+MAX_BODY_BYTES = 8 << 20
+"""One server reply from an OpenAI-compatible server: 8 MiB."""
+
+MAX_ERROR_CHARS = 300
+"""Characters of a server's error body shown or stored (after redaction)."""
+
+REQUEST_TIMEOUT_S = 60.0
+"""Total time for one request to a server, headers and body together (``--timeout``)."""
+
+RETRY_BUDGET_S = 120.0
+"""Total time spent waiting between retries of one request, ``Retry-After`` included."""
+
+MAX_RETRY_AFTER_S = 60.0
+"""The longest ``Retry-After`` honoured; a longer one fails the request at once."""
+
+MAX_MODEL_WALK_ENTRIES = 20_000
+"""Folders and files visited when listing models under ./models and PROBE_MODEL_DIRS."""
+
+MAX_MODEL_WALK_DEPTH = 8
+"""Folder depth searched for models."""
+
+LEASE_TTL_S = 60.0
+"""A run's lease is stale when its owner has not renewed it for this long."""
+
+MAX_KEY_ECHO_CHARS = 40
+"""Characters of an unknown key (or other user value) echoed in an error message."""
