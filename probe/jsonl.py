@@ -1,45 +1,89 @@
-"""Reading JSONL files (plain or .gz) with errors that name the file and line."""
+"""Reading JSONL files (plain or .gz) with errors that name the file and line.
+
+Streamed in chunks with caps on line length, decompressed size and line count
+(``probe.limits``), so memory stays bounded whatever the input: a small ``.gz`` that
+expands to one gigabyte-long line fails at the first megabyte, and a ``.gz`` of blank
+lines is skipped a chunk at a time.
+"""
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
+import zlib
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from probe.errors import BadInput
+from probe.limits import MAX_INPUT_BYTES, MAX_INPUT_LINES, MAX_LINE_BYTES
+from probe.reading import open_regular
+
+CHUNK = 1 << 20
+_NONBLANK = re.compile(rb"[^\s][^\n]*")
 
 
-def open_text(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
+def _raw_lines(path: Path, fh) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of each non-blank line, under the caps. Blank lines cost
+    no Python work: a regex finds the next non-blank one and a count gives its number."""
+    buf = b""
+    total = 0
+    lineno = 0              # lines fully consumed so far
+    while True:
+        chunk = fh.read(CHUNK)
+        total += len(chunk)
+        if total > MAX_INPUT_BYTES:
+            raise BadInput(f"{path}: is larger than the limit of {MAX_INPUT_BYTES:,} bytes "
+                           "(decompressed).")
+        buf += chunk
+        cut = len(buf) if not chunk else buf.rfind(b"\n") + 1
+        body, buf = buf[:cut], buf[cut:]
+        seen = 0
+        for m in _NONBLANK.finditer(body):
+            lineno += body.count(b"\n", seen, m.start())
+            seen = m.start()
+            yield lineno + 1, m.group()
+        lineno += body.count(b"\n", seen)
+        if lineno > MAX_INPUT_LINES:
+            raise BadInput(f"{path}: has more than the limit of {MAX_INPUT_LINES:,} lines.")
+        if len(buf) > MAX_LINE_BYTES:
+            raise BadInput(f"{path}, line {lineno + 1}: is longer than the limit of "
+                           f"{MAX_LINE_BYTES:,} bytes.")
+        if not chunk:
+            return
 
 
 def iter_objects(path: str | Path, what: str = "file",
                  required: Iterable[str] = ()) -> Iterator[tuple[int, dict]]:
     """(line number, object) for each non-blank line; BadInput for the first bad one."""
     path = Path(path)
-    if not path.is_file():
-        raise BadInput(f"{path}: no such {what}.")
     required = tuple(required)
+    raw = open_regular(path, what)
     try:
-        with open_text(path) as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise BadInput(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") \
-                        from None
-                if not isinstance(obj, dict):
-                    raise BadInput(f"{path}, line {lineno}: expected a JSON object.")
-                for key in required:
-                    if key not in obj:
-                        raise BadInput(f"{path}, line {lineno}: missing '{key}'.")
-                yield lineno, obj
-    except UnicodeDecodeError:
-        raise BadInput(f"{path}: is not UTF-8 text.") from None
-    except (OSError, EOFError) as exc:
+        fh = gzip.GzipFile(fileobj=raw, mode="rb") if path.suffix == ".gz" else raw
+        for lineno, line in _raw_lines(path, fh):
+            if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
+                line = line[3:]            # a UTF-8 BOM
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError:
+                raise BadInput(f"{path}, line {lineno}: is not UTF-8 text.") from None
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise BadInput(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") \
+                    from None
+            except RecursionError:
+                raise BadInput(f"{path}, line {lineno}: JSON nested too deeply.") from None
+            except ValueError:            # e.g. an integer of thousands of digits
+                raise BadInput(f"{path}, line {lineno}: a number is too long.") from None
+            if not isinstance(obj, dict):
+                raise BadInput(f"{path}, line {lineno}: expected a JSON object.")
+            for key in required:
+                if key not in obj:
+                    raise BadInput(f"{path}, line {lineno}: missing '{key}'.")
+            yield lineno, obj
+    except (OSError, EOFError, zlib.error) as exc:
         raise BadInput(f"{path}: cannot be read ({exc}).") from None
+    finally:
+        raw.close()

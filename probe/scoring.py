@@ -9,8 +9,10 @@ from typing import Iterable, Sequence
 from probe.errors import BadInput
 from probe.family import Family
 from probe.jsonl import iter_objects
+from probe.limits import MAX_RESPONSE_CHARS
 from probe.matching import Canonicalizer, Match
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, AnswerCount, Scores, score
+from probe.reading import clean_text, shown
 
 
 @dataclass
@@ -117,6 +119,8 @@ def read_responses(path: str | Path, family: Family) -> list[Response]:
             text = ""
         if not isinstance(text, str):
             raise BadInput(f"{path}, line {lineno}: 'response' must be a string.")
+        # Cut a runaway response and replace lone surrogates before matching and storage.
+        text = clean_text(text, MAX_RESPONSE_CHARS)
         fidx = obj.get("framing_idx")
         if fidx is None:
             out.append(Response("direct", n_direct, text))
@@ -125,8 +129,8 @@ def read_responses(path: str | Path, family: Family) -> list[Response]:
         if isinstance(fidx, bool) or not isinstance(fidx, int):
             raise BadInput(f"{path}, line {lineno}: 'framing_idx' must be an integer.")
         if not 0 <= fidx < len(family.framings):
-            raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} is out of range "
-                           f"(family '{family.name}' has {len(family.framings)} framings).")
+            raise BadInput(f"{path}, line {lineno}: framing_idx {shown(str(fidx))} is out of "
+                           f"range (family '{family.name}' has {len(family.framings)} framings).")
         if fidx in framed_seen:
             raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} appears again "
                            f"(first on line {framed_seen[fidx]}).")
