@@ -7,6 +7,8 @@ passes the explicit flags, because pickle checkpoints and remote code can run an
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
 import time
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -14,15 +16,62 @@ from typing import Iterator, Sequence
 from probe.backends.base import Backend, Completion, ProgressFn, Sampling
 from probe.errors import BadInput, RunFailed
 from probe.prompting import PromptStyle
+from probe.reading import read_bytes, shown
 
-PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".joblib")
+MAX_INDEX_BYTES = 64 << 20     # a weights index or a safetensors header
+
+
+def _holds_tensors(path: Path) -> bool:
+    """True when ``path`` is a safetensors file whose header names at least one tensor
+    (an empty or fake ``*.safetensors`` beside pickle weights proves nothing)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+            if len(head) < 8:
+                return False
+            size = int.from_bytes(head, "little")
+            if not 2 <= size <= MAX_INDEX_BYTES:
+                return False
+            header = json.loads(fh.read(size))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(header, dict) and any(k != "__metadata__" for k in header)
+
+
+def _index_targets(index: Path) -> list[str]:
+    """The files an ``*.index.json`` sends the loader to (its ``weight_map`` values)."""
+    try:
+        data = json.loads(read_bytes(index, MAX_INDEX_BYTES, "weights index"))
+    except (ValueError, RecursionError):
+        raise BadInput(f"model {index.parent}: {index.name} is not valid JSON.") from None
+    wmap = data.get("weight_map") if isinstance(data, dict) else None
+    if not isinstance(wmap, dict):
+        raise BadInput(f"model {index.parent}: {index.name} has no weight_map.")
+    return sorted({str(v) for v in wmap.values()})
 
 
 def check_weights(folder: Path, allow_pickle: bool) -> None:
-    """Refuse pickle-only checkpoints before any loader can unpickle them."""
+    """Refuse pickle checkpoints before any loader can unpickle them: a folder counts as
+    safe only when safetensors files that really hold tensors are what gets loaded, and
+    no index file (``*.index.json``) sends the loader to a pickle file."""
     files = [p for p in folder.iterdir() if p.is_file()]
-    safe = [p for p in files if p.suffix == ".safetensors"]
     pickled = [p for p in files if p.suffix in PICKLE_SUFFIXES and "training_args" not in p.name]
+    for index in (p for p in files if p.name.endswith(".index.json")):
+        for target in _index_targets(index):
+            if "/" in target or "\\" in target or target.startswith("."):
+                raise BadInput(f"model {folder}: {index.name} points outside the folder "
+                               f"({shown(target)}).")
+            if not target.endswith(".safetensors"):
+                if allow_pickle:
+                    continue
+                raise BadInput(f"model {folder}: {index.name} points at {shown(target)}, a "
+                               "pickle file, which can run code when loaded; convert it to "
+                               "safetensors or pass --allow-pickle if you trust it.")
+            if not _holds_tensors(folder / target):
+                raise BadInput(f"model {folder}: {index.name} points at {shown(target)}, "
+                               "which is missing or not a safetensors file.")
+    safe = [p for p in files if p.suffix == ".safetensors" and _holds_tensors(p)]
     if safe:
         return
     if pickled and not allow_pickle:
@@ -30,7 +79,7 @@ def check_weights(folder: Path, allow_pickle: bool) -> None:
             f"model {folder} has only pickle weights ({pickled[0].name}), which can run code "
             "when loaded; convert it to safetensors or pass --allow-pickle if you trust it.")
     if not pickled:
-        raise BadInput(f"model {folder} has no weight files (*.safetensors).")
+        raise BadInput(f"model {folder} has no weight files (*.safetensors holding tensors).")
 
 
 class TransformersBackend(Backend):
@@ -56,12 +105,18 @@ class TransformersBackend(Backend):
 
     def _gguf_to_safetensors(self, progress: ProgressFn | None) -> Path:
         """Dequantise a GGUF once and keep a safetensors copy in the user cache."""
+        from probe.atomic import make_temp_dir
+        from probe.backends.gguf_check import check_gguf
         from probe.paths import cache_dir
+
+        check_gguf(self.path)
 
         stat = self.path.stat()
         key = hashlib.sha256(f"{self.path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
                              .encode()).hexdigest()[:16]
         target = (self.cache_dir or cache_dir()) / "converted" / f"{self.path.stem}-{key}"
+        if target.is_symlink():
+            raise BadInput(f"the converted-model cache {target} is a symbolic link; remove it.")
         if (target / "config.json").exists():
             return target
         if progress:
@@ -75,8 +130,9 @@ class TransformersBackend(Backend):
                                                 local_files_only=True)
         except Exception as exc:  # the GGUF loader raises many kinds
             raise RunFailed(f"transformers could not read {self.path}: {exc}.") from None
-        tmp = target.with_name(target.name + ".partial")
-        tmp.mkdir(parents=True, exist_ok=True)
+        # An exclusively created folder beside the target: a planted link or folder at a
+        # predictable name cannot redirect the write.
+        tmp = make_temp_dir(target)
         # The weights are already dequantised in memory, but transformers marks a GGUF model
         # as "quantized" and refuses save_pretrained; write plain safetensors ourselves.
         from safetensors.torch import save_model
@@ -89,7 +145,12 @@ class TransformersBackend(Backend):
         if model.generation_config is not None:
             model.generation_config.save_pretrained(tmp)
         tok.save_pretrained(tmp)
-        tmp.rename(target)
+        try:
+            tmp.rename(target)
+        except OSError:          # another process converted it meanwhile: use theirs
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not (target / "config.json").is_file():
+                raise RunFailed(f"cannot store the converted model in {target}.") from None
         return target
 
     def load(self, progress: ProgressFn | None = None) -> None:

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from probe.backends.base import Backend, Completion, ProgressFn, Sampling
+from probe.backends.gguf_check import check_gguf
 from probe.errors import BadInput, RunFailed
 from probe.prompting import PromptStyle
 
@@ -46,9 +47,7 @@ class LlamaBackend(Backend):
     def load(self, progress: ProgressFn | None = None) -> None:
         if not self.path.is_file():
             raise BadInput(f"model file {self.path} does not exist.")
-        with open(self.path, "rb") as fh:
-            if fh.read(4) != b"GGUF":
-                raise BadInput(f"model file {self.path} is not a GGUF file.")
+        check_gguf(self.path)     # garbage or truncated: one sentence, exit 2
         if progress:
             progress(f"loading {self.path.name}", 0.1)
         import llama_cpp  # heavy: only when a GGUF model is used
