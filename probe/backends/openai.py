@@ -1,21 +1,23 @@
 """Any OpenAI-compatible server (vLLM, SGLang, llama.cpp's server, Ollama): the way to
 scale past one machine. Bounded concurrency, ``n`` where the server honours it,
-retries with backoff, timeouts. The API key is read from an environment variable at
-request time and never stored."""
+retries that honour ``Retry-After`` within a total budget, a total deadline per request
+(``probe.backends.http``). The API key is read from an environment variable at request
+time, sent only to the server's own origin, and never shown or stored."""
 
 from __future__ import annotations
 
 import json
 import os
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator, Sequence
 
 from probe.backends.base import Backend, Completion, ProgressFn, Sampling
+from probe.backends.http import Aborted, Transport, redact, retry_after
 from probe.errors import BadInput, RunFailed
+from probe.limits import MAX_RETRY_AFTER_S, REQUEST_TIMEOUT_S, RETRY_BUDGET_S
 from probe.prompting import PromptStyle
+from probe.reading import clean_text
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
@@ -25,70 +27,116 @@ class OpenAIBackend(Backend):
     SUPPORTS_BATCH = False      # concurrency, not batched tensors: the server batches
 
     def __init__(self, base_url: str, model: str, api_key_env: str | None = None,
-                 concurrency: int = 8, timeout: float = 120.0, retries: int = 4,
-                 chat: bool = True):
+                 concurrency: int = 8, timeout: float = REQUEST_TIMEOUT_S, retries: int = 4,
+                 chat: bool = True, retry_budget: float = RETRY_BUDGET_S):
         super().__init__()
         if not base_url.startswith(("http://", "https://")):
-            raise BadInput(f"--base-url must start with http:// or https:// (got '{base_url}').")
-        self.base_url = base_url.rstrip("/")
-        if self.base_url.endswith("/v1"):
-            self.base_url = self.base_url[:-3]
+            raise BadInput(f"--base-url must start with http:// or https:// "
+                           f"(got '{redact(base_url)}').")
+        if not 0 < timeout <= 3600:
+            raise BadInput(f"--timeout must be between 0 and 3600 seconds (got {timeout}).")
+        self.http = Transport(base_url, self.cancelled)
+        self.base_url = self.http.origin + self.http.prefix
         self.model = model
         self.api_key_env = api_key_env
         self.concurrency = max(1, concurrency)
         self.timeout = timeout
         self.retries = retries
+        self.retry_budget = retry_budget
         self.chat = chat
         self.supports_n: bool | None = None
 
+    def cancel(self) -> None:
+        super().cancel()
+        self.http.abort_all()     # Ctrl-C must not wait for a slow server
+
     # ------------------------------------------------------------ http
 
-    def _headers(self) -> dict:
-        headers = {"Content-Type": "application/json"}
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env)
-            if not key:
-                raise BadInput(f"environment variable {self.api_key_env} (the API key) is "
-                               "not set.")
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
+    def _key(self) -> str | None:
+        if not self.api_key_env:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise BadInput(f"environment variable {self.api_key_env} (the API key) is "
+                           "not set.")
+        if any(ord(c) < 0x20 or ord(c) == 0x7f for c in key) or not key.isascii() \
+                or key != key.strip():
+            raise BadInput(f"the API key in {self.api_key_env} contains spaces, a line break "
+                           "or other characters a header cannot carry; set it again without "
+                           "them.")
+        return key
 
-    def _request(self, path: str, body: dict | None = None) -> dict:
-        url = self.base_url + path
+    def _request(self, path: str, body: dict | None = None):
         data = json.dumps(body).encode() if body is not None else None
+        key = self._key()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        secrets = [key] if key else []
+        waited = 0.0
         delay = 0.5
         last = ""
         for attempt in range(self.retries + 1):
             if self.cancelled.is_set():
                 raise RunFailed("cancelled")
-            req = urllib.request.Request(url, data=data, headers=self._headers(),
-                                         method="POST" if data else "GET")
+            pause = delay
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    return json.loads(resp.read().decode("utf-8"))
-            except urllib.error.HTTPError as exc:
-                detail = exc.read().decode("utf-8", "replace")[:200]
-                if exc.code in (401, 403):
-                    raise BadInput(f"server at {self.base_url} refused the API key "
-                                   f"(HTTP {exc.code}).") from None
-                if exc.code == 404 and path.endswith("/models"):
-                    raise BadInput(f"{self.base_url} has no /v1/models: is it an "
-                                   "OpenAI-compatible server?") from None
-                if exc.code not in RETRY_STATUS:
-                    raise RunFailed(f"server at {self.base_url} answered HTTP {exc.code}: "
-                                    f"{detail}") from None
-                last = f"HTTP {exc.code}"
-            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
-                reason = getattr(exc, "reason", exc)
-                last = str(reason)
+                reply = self.http.request("POST" if data else "GET", path, data, headers,
+                                          self.timeout)
+            except Aborted as exc:
+                if exc.why == "cancelled":
+                    raise RunFailed("cancelled") from None
+                raise RunFailed(f"server at {self.base_url} did not answer {path} within "
+                                f"{self.timeout:g} s (--timeout).") from None
+            except ConnectionError as exc:
+                last = redact(str(exc), secrets)
                 if attempt == 0 and path.endswith("/models"):
                     break     # unreachable at start: say so at once, don't retry for long
-            except json.JSONDecodeError:
-                raise RunFailed(f"server at {self.base_url} did not answer JSON.") from None
-            if attempt < self.retries:
-                time.sleep(delay)
-                delay = min(delay * 2, 8.0)
+            else:
+                if 200 <= reply.status < 300:
+                    return self._json(reply.body, path)
+                detail = redact(reply.body.decode("utf-8", "replace"), secrets)
+                self._refuse(reply, path, detail)
+                last = f"HTTP {reply.status}"
+                asked = retry_after(reply.headers.get("retry-after"))
+                if asked is not None:
+                    if asked > MAX_RETRY_AFTER_S or waited + asked > self.retry_budget:
+                        raise RunFailed(f"server at {self.base_url} is busy (HTTP "
+                                        f"{reply.status}) and asked to retry after "
+                                        f"{asked:.0f} s; try again later.")
+                    pause = asked
+            if attempt == self.retries:
+                break
+            if waited + pause > self.retry_budget:
+                break
+            if self.cancelled.wait(pause):
+                raise RunFailed("cancelled")
+            waited += pause
+            delay = min(delay * 2, 8.0)
         raise RunFailed(f"cannot reach the server at {self.base_url} ({last}).")
+
+    def _refuse(self, reply, path: str, detail: str) -> None:
+        """Raise for answers that retrying cannot fix."""
+        code = reply.status
+        if 300 <= code < 400:
+            where = redact(reply.headers.get("location", "elsewhere"))
+            raise BadInput(f"server at {self.base_url} redirected {path} to {where}; probe "
+                           "does not follow redirects (the API key must not go to another "
+                           "host): pass the final address as --base-url.")
+        if code in (401, 403):
+            raise BadInput(f"server at {self.base_url} refused the API key (HTTP {code}).")
+        if code == 404 and path.endswith("/models"):
+            raise BadInput(f"{self.base_url} has no /v1/models: is it an OpenAI-compatible "
+                           "server?")
+        if code not in RETRY_STATUS:
+            raise RunFailed(f"server at {self.base_url} answered HTTP {code}: {detail}")
+
+    def _json(self, body: bytes, path: str):
+        try:
+            return json.loads(body.decode("utf-8"))
+        except (ValueError, RecursionError):     # also bad UTF-8, huge numbers, deep nesting
+            raise RunFailed(f"server at {self.base_url} did not answer {path} with valid "
+                            "JSON.") from None
 
     # ------------------------------------------------------------ backend
 
@@ -99,10 +147,16 @@ class OpenAIBackend(Backend):
             listing = self._request("/v1/models")
         except RunFailed as exc:
             raise BadInput(str(exc)) from None
-        served = [m.get("id") for m in listing.get("data", []) if isinstance(m, dict)]
+        data = listing.get("data") if isinstance(listing, dict) else None
+        if not isinstance(data, list) or not all(
+                isinstance(m, dict) and isinstance(m.get("id"), str) for m in data):
+            raise BadInput(f"server at {self.base_url} answered /v1/models with something "
+                           "other than a list of models ({\"data\": [{\"id\": ...}]}); is it "
+                           "an OpenAI-compatible server?")
+        served = [m["id"] for m in data]
         if served and self.model not in served and len(served) > 1:
-            raise BadInput(f"the server does not serve '{self.model}' (it serves: "
-                           f"{', '.join(served[:5])}).")
+            names = ", ".join(redact(s)[:60] for s in served[:5])
+            raise BadInput(f"the server does not serve '{self.model}' (it serves: {names}).")
         if progress:
             progress("server ready", 1.0)
 
@@ -126,13 +180,33 @@ class OpenAIBackend(Backend):
         body["stop"] = style.stop()
         return "/v1/completions", body
 
-    def _texts(self, reply: dict, mode: str) -> tuple[list[str], int]:
-        choices = reply.get("choices") or []
-        if mode == "chat":
-            texts = [(c.get("message") or {}).get("content") or "" for c in choices]
-        else:
-            texts = [c.get("text") or "" for c in choices]
-        tokens = int((reply.get("usage") or {}).get("completion_tokens") or 0)
+    def _texts(self, reply, mode: str) -> tuple[list[str], int]:
+        """The texts and completion-token count of a reply, or one sentence naming the
+        server when the reply is not shaped like an OpenAI completion."""
+        bad = RunFailed(f"server at {self.base_url} answered with a malformed completion "
+                        "(expected choices[].message.content or choices[].text, and usage "
+                        "with integer token counts).")
+        choices = reply.get("choices") if isinstance(reply, dict) else None
+        if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
+            raise bad
+        texts = []
+        for c in choices:
+            if mode == "chat":
+                msg = c.get("message")
+                if not isinstance(msg, dict):
+                    raise bad
+                text = msg.get("content")
+            else:
+                text = c.get("text")
+            if text is not None and not isinstance(text, str):
+                raise bad
+            texts.append(clean_text(text or ""))
+        usage = reply.get("usage")
+        if usage is not None and not isinstance(usage, dict):
+            raise bad
+        tokens = (usage or {}).get("completion_tokens") or 0
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or not 0 <= tokens < 2**31:
+            raise bad
         return texts, tokens
 
     def _one(self, prompt: str, style: PromptStyle, sampling: Sampling,
@@ -157,6 +231,8 @@ class OpenAIBackend(Backend):
             finally:
                 for fut in futures:
                     fut.cancel()
+                if self.cancelled.is_set():
+                    self.http.abort_all()
 
     def sample_many(self, prompt: str, k: int, style: PromptStyle, sampling: Sampling,
                     seeds: Sequence[int]) -> Iterator[Completion]:
