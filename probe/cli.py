@@ -3,6 +3,7 @@ the commands that need them, so ``probe --help`` answers at once."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -100,11 +101,17 @@ def score(family: str, responses_path: str, as_json: bool, model: str, no_save: 
         store = Store(db_path)
         run_id = store.create_run(fam, model=model, backend="external",
                                   settings={"responses": str(responses_path)}, seed=None)
-        for (resp, m), prompt in zip(scored.matches, prompts_for(fam, responses)):
-            store.add_sample(SampleRow(run_id, resp.kind, resp.idx, prompt, resp.text,
-                                       m.answer, m.canonical, m.reason, m.refusal, None, None))
-        store.save_result(run_id, scored.scores)
-        store.set_status(run_id, "finished")
+        try:
+            for (resp, m), prompt in zip(scored.matches, prompts_for(fam, responses)):
+                store.add_sample(SampleRow(run_id, resp.kind, resp.idx, prompt, resp.text,
+                                           m.answer, m.canonical, m.reason, m.refusal, None,
+                                           None))
+            store.save_result(run_id, scored.scores)
+            store.set_status(run_id, "finished")
+        except BaseException as exc:   # never leave a half-stored run marked 'running'
+            with contextlib.suppress(Exception):
+                store.set_status(run_id, "failed", str(exc) or type(exc).__name__)
+            raise
     record = to_record(fam, model, run_id, scored.scores)
     if as_json:
         click.echo(json.dumps(record, ensure_ascii=False))

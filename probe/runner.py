@@ -7,17 +7,21 @@ pairs it lacks. The CLI and the app both consume the same events.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterator
 
 from probe.backends.base import Backend, Sampling
 from probe.errors import BadInput, ProbeError, RunFailed
+from probe import leases
 from probe.family import Family
+from probe.limits import MAX_RESPONSE_CHARS
 from probe.matching import Match
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
 from probe.prompting import PromptStyle, style_for
-from probe.scoring import LiveScorer, Response
+from probe.reading import clean_text, shown
+from probe.scoring import LiveScorer, Response, rescore
 from probe.store import SampleRow, Store
 
 QUICK_MIN = 10          # at least this many direct and framed samples before a quick stop
@@ -54,7 +58,26 @@ class RunSettings:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunSettings":
-        known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
+        """Settings read back from the database; a damaged value is one sentence."""
+        known = {}
+        defaults = cls()
+        for k in cls.__dataclass_fields__:
+            if k not in d:
+                continue
+            value, default = d[k], getattr(defaults, k)
+            if isinstance(default, bool):
+                ok = isinstance(value, bool)
+            elif isinstance(default, int):
+                ok = isinstance(value, int) and not isinstance(value, bool)
+            elif isinstance(default, float):
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
+                    and math.isfinite(value)
+            else:
+                ok = value is None or isinstance(value, str)
+            if not ok:
+                raise BadInput(f"stored run settings are damaged ('{k}' is "
+                               f"{shown(repr(value))}).")
+            known[k] = value
         return cls(**known)
 
 
@@ -119,8 +142,10 @@ class Runner:
     """Drives one run. ``cancel()`` may be called from any thread."""
 
     def __init__(self, store: Store, backend: Backend,
-                 on_event: Callable[[Event], None] | None = None):
+                 on_event: Callable[[Event], None] | None = None, owner: str | None = None):
         self.store = store
+        # Who holds this run's lease while it samples (a batch shares one owner).
+        self.owner = owner or leases.new_owner()
         self.backend = backend
         self.on_event = on_event or (lambda e: None)
         self._cancel = threading.Event()
@@ -155,7 +180,22 @@ class Runner:
     def execute(self, run_id: int) -> Outcome:
         run = self.store.run(run_id)
         family = self.store.family(run.family_id)
-        settings = RunSettings.from_dict(run.settings)
+        try:
+            settings = RunSettings.from_dict(run.settings).validate()
+        except BadInput as exc:
+            raise BadInput(f"run {run_id} cannot be sampled: {exc}") from None
+        leases.acquire(self.store, run_id, self.owner)
+        try:
+            with leases.Heartbeat(self.store, self.owner):
+                return self._execute(run, family, settings)
+        finally:
+            try:
+                leases.release(self.store, run_id, self.owner)
+            except ProbeError:
+                pass     # a stale lease is taken over by the next resume
+
+    def _execute(self, run, family: Family, settings: RunSettings) -> Outcome:
+        run_id = run.id
         style = PromptStyle.from_dict(run.settings.get("style", {}))
         sampling = Sampling(settings.temperature, settings.max_tokens)
         existing = self.store.samples(run_id)
@@ -182,15 +222,18 @@ class Runner:
                         # Stopped mid-generation: the text may be cut short. Resume redraws
                         # it with the same seed.
                         break
-                    response = Response(kind, idx, completion.text)
+                    # A runaway or malformed answer is cut and cleaned before matching, so
+                    # what is matched is exactly what is stored.
+                    text = clean_text(completion.text, MAX_RESPONSE_CHARS)
+                    response = Response(kind, idx, text)
                     responses.append(response)
                     match = live.add(response)
                     scores = live.scored().scores
                     self.store.add_sample(SampleRow(
-                        run_id, kind, idx, completion.prompt, completion.text, match.answer,
+                        run_id, kind, idx, clean_text(completion.prompt), text, match.answer,
                         match.canonical, match.reason, match.refusal, completion.tokens,
                         completion.latency_ms))
-                    self.on_event(SampleDrawn(run_id, kind, idx, completion.text, match,
+                    self.on_event(SampleDrawn(run_id, kind, idx, text, match,
                                               scores, len(responses), planned))
                     if (settings.quick or self.force_quick) and self._settled(scores):
                         stopped_early = True
@@ -228,6 +271,17 @@ class Runner:
     def _fail(self, run_id: int, family: Family, settings: RunSettings, error: str,
               used: int, planned: int) -> Outcome:
         try:
+            samples = self.store.samples(run_id)
+            if len({(s.kind, s.idx) for s in samples}) >= planned:
+                # Every sample is stored: the run is complete, whatever failed afterwards.
+                scores = rescore(family, [Response(s.kind, s.idx, s.response)
+                                          for s in samples],
+                                 settings.dr_threshold, settings.pi_threshold).scores
+                self.store.save_result(run_id, scores)
+                self.store.set_status(run_id, "finished")
+                self.on_event(RunFinished(run_id, scores, len(samples), planned))
+                return Outcome(run_id, "finished", scores, family, len(samples), planned,
+                               settings=settings)
             self.store.set_status(run_id, "failed", error)
         except ProbeError:
             pass   # the database itself may be what failed; the samples so far are kept
@@ -273,6 +327,8 @@ def resumable(store: Store, run_id: int) -> None:
         raise BadInput(f"run {run_id} is already finished; nothing to resume.")
     if run.backend in ("external",):
         raise BadInput(f"run {run_id} was scored from a file and cannot be resumed.")
+    RunSettings.from_dict(run.settings).validate()
+    leases.refuse_if_held(store, run_id)    # before loading a model for nothing
 
 
 __all__ = ["Runner", "RunSettings", "Outcome", "SampleDrawn", "RunFinished", "RunCancelled",

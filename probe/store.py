@@ -11,6 +11,7 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +19,11 @@ from typing import Callable, Iterator
 
 from sqlite_utils import Database
 
-from probe.errors import BadInput, RunFailed
+from probe.dbhealth import check_schema, db_error
+from probe.errors import BadInput
 from probe.family import Family
+from probe.limits import MAX_RESPONSE_CHARS
+from probe.reading import clean_text
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 MIGRATIONS_TABLE = "probe_migrations"
@@ -114,9 +118,26 @@ def _m002_batches(db: Database) -> None:
     """)
 
 
+def _m005_run_leases(db: Database) -> None:
+    # Which process is sampling a run (probe/leases.py). A table of its own, so it is
+    # independent of every other migration.
+    _script(db, """
+    CREATE TABLE run_leases (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+        owner TEXT NOT NULL,             -- host:pid:token of the sampling process
+        pid INTEGER,
+        host TEXT,
+        heartbeat REAL NOT NULL          -- renewed while sampling, stale after LEASE_TTL_S
+    )
+    """)
+
+
+# Each name starts with its number, which is also its id in the migrations table, so
+# migrations added on different branches (003, 004, 005) merge without clashing.
 MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_batches", _m002_batches),
+    ("005_run_leases", _m005_run_leases),
 ]
 
 
@@ -133,9 +154,10 @@ def migrate(db: Database) -> list[str]:
     db.execute("BEGIN IMMEDIATE")
     try:
         done = {row[0] for row in db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
-        for number, (name, fn) in enumerate(MIGRATIONS, start=1):
+        for name, fn in MIGRATIONS:
             if name in done:
                 continue
+            number = int(name.split("_", 1)[0])
             fn(db)
             db.execute(f"INSERT INTO {MIGRATIONS_TABLE} (id, name, applied_at) VALUES (?, ?, ?)",
                        [number, name, time.time()])
@@ -185,11 +207,33 @@ class SampleRow:
 def _check_file(path: Path) -> None:
     if path.is_dir():
         raise BadInput(f"database {path} is a folder, not a file.")
+    if path.exists() and not path.is_file():
+        raise BadInput(f"database {path} is not a regular file (a device or pipe).")
     if path.exists() and path.stat().st_size > 0:
         with open(path, "rb") as fh:
             head = fh.read(16)
         if head != SQLITE_MAGIC:
             raise BadInput(f"database {path} is not an SQLite file; it was left untouched.")
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def _is_row_id(value) -> bool:
+    return isinstance(value, int) and 0 <= value < 2 ** 63
+
+
+def _stored_json(text, kind: type, what: str, path: Path):
+    """A JSON column read back, or one sentence saying the row is damaged."""
+    try:
+        value = json.loads(text) if isinstance(text, (str, bytes)) else None
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, kind):
+        raise BadInput(f"{what} in {path} has damaged stored data (not a JSON "
+                       f"{kind.__name__}); it cannot be used.")
+    return value
 
 
 class Store:
@@ -203,19 +247,40 @@ class Store:
             if not self.path.parent.exists():
                 raise BadInput(f"database folder {self.path.parent} does not exist.")
         existed = not memory and self.path.exists() and self.path.stat().st_size > 0
+        # A database we may not write is opened read-only: reading commands still work,
+        # and nothing (not even the journal mode) is changed.
+        self.read_only = existed and not _writable(self.path)
+        if not memory and not existed and not os.access(self.path.parent, os.W_OK):
+            raise BadInput(f"database folder {self.path.parent} is not writable.")
         try:
-            conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
+            if self.read_only:
+                uri = "file:" + urllib.parse.quote(str(self.path.resolve())) + "?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+            else:
+                conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
             self.db = Database(conn)
+            self._lock = threading.RLock()
+            self.db.execute("PRAGMA busy_timeout=30000")
             if existed:
                 self._check_foreign()
-            self._lock = threading.RLock()
-            if not memory:
+            if not memory and not self.read_only:
                 self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA busy_timeout=30000")
             self.db.execute("PRAGMA foreign_keys=ON")
-            migrate(self.db)
-        except sqlite3.DatabaseError as exc:
-            raise BadInput(f"database {self.path} cannot be used: {exc}.") from None
+            if self.read_only:
+                if self._pending():
+                    raise BadInput(f"database {self.path} is read-only and was made by an "
+                                   "older probe; use a writable copy to upgrade it.")
+            else:
+                migrate(self.db)
+                check_schema(conn, self.path, self._applied())
+        except sqlite3.Error as exc:
+            raise db_error(exc, self.path, writing=False) from None
+
+    def _applied(self) -> set[str]:
+        return {r[0] for r in self.db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
+
+    def _pending(self) -> bool:
+        return any(name not in self._applied() for name, _ in MIGRATIONS)
 
     def _check_foreign(self) -> None:
         names = {r[0] for r in self.db.execute(
@@ -225,11 +290,13 @@ class Store:
                            f"(it has tables {', '.join(sorted(names)[:5])}); it was left untouched.")
         if MIGRATIONS_TABLE in names:
             known = {name for name, _ in MIGRATIONS}
-            stored = {r[0] for r in self.db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
+            stored = self._applied()
             newer = stored - known
             if newer:
                 raise BadInput(f"database {self.path} was written by a newer probe "
                                f"(migration {sorted(newer)[-1]}); upgrade probe to use it.")
+            # Tables dropped or altered by hand: say so before anything is written.
+            check_schema(self.db.conn, self.path, stored)
 
     def close(self) -> None:
         self.db.conn.close()
@@ -249,20 +316,27 @@ class Store:
                         self.db.execute("ROLLBACK")
                     raise
                 self.db.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
+            except sqlite3.IntegrityError:
+                raise      # a broken invariant (a duplicate sample) is a bug, not user input
+            except sqlite3.Error as exc:
                 if self.db.conn.in_transaction:
                     self.db.conn.rollback()
-                msg = str(exc)
-                if "full" in msg or "disk" in msg:
-                    raise RunFailed(f"database {self.path} could not be written: {msg} "
-                                    "(no data was lost; free some space and resume).") from None
-                raise
+                raise db_error(exc, self.path, writing=True) from None
+            except OverflowError:
+                if self.db.conn.in_transaction:
+                    self.db.conn.rollback()
+                raise BadInput("a value is too large for the database (over 2^63).") from None
 
     def query(self, sql: str, params: list | tuple = ()) -> list[dict]:
         with self._lock:
-            cur = self.db.execute(sql, list(params))
-            cols = [c[0] for c in cur.description]
-            return [dict(zip(cols, row)) for row in cur.fetchall()]
+            try:
+                cur = self.db.execute(sql, list(params))
+                cols = [c[0] for c in cur.description]
+                return [dict(zip(cols, row)) for row in cur.fetchall()]
+            except sqlite3.Error as exc:
+                raise db_error(exc, self.path, writing=False) from None
+            except OverflowError:
+                raise BadInput("a value is too large for the database (over 2^63).") from None
 
     # ----------------------------------------------------------- families
 
@@ -286,8 +360,9 @@ class Store:
         if not rows:
             raise BadInput(f"no family with id {family_id} in {self.path}.")
         r = rows[0]
-        fam = Family(name=r["name"], direct=r["direct"], framings=json.loads(r["framings"]),
-                     answers=json.loads(r["answers"]))
+        framings = _stored_json(r["framings"], list, f"family {family_id}", self.path)
+        answers = _stored_json(r["answers"], dict, f"family {family_id}", self.path)
+        fam = Family(name=r["name"], direct=r["direct"], framings=framings, answers=answers)
         if r["source_path"]:
             fam.path = Path(r["source_path"])
         return fam
@@ -321,12 +396,14 @@ class Store:
             return cur.lastrowid
 
     def run(self, run_id: int) -> RunRow:
-        rows = self.query("SELECT * FROM runs WHERE id = ?", [run_id])
+        rows = self.query("SELECT * FROM runs WHERE id = ?", [run_id]) \
+            if _is_row_id(run_id) else []
         if not rows:
             raise BadInput(f"no run {run_id} in {self.path}.")
         r = rows[0]
-        r["settings"] = json.loads(r["settings"])
-        return RunRow(**r)
+        r["settings"] = _stored_json(r["settings"], dict, f"run {run_id}", self.path)
+        known = {f for f in RunRow.__dataclass_fields__}
+        return RunRow(**{k: v for k, v in r.items() if k in known})
 
     def runs(self, family: str | None = None, model: str | None = None,
              limit: int = 500) -> list[dict]:
@@ -352,12 +429,15 @@ class Store:
                  time.time()]).lastrowid
 
     def batch(self, batch_id: int) -> dict:
-        rows = self.query("SELECT * FROM batches WHERE id = ?", [batch_id])
+        rows = self.query("SELECT * FROM batches WHERE id = ?", [batch_id]) \
+            if _is_row_id(batch_id) else []
         if not rows:
             raise BadInput(f"no batch {batch_id} in {self.path}.")
         row = rows[0]
-        row["settings"] = json.loads(row["settings"])
-        row["families"] = json.loads(row["families"])
+        row["settings"] = _stored_json(row["settings"], dict, f"batch {batch_id}", self.path)
+        row["families"] = _stored_json(row["families"], list, f"batch {batch_id}", self.path)
+        if not isinstance(row["settings"].get("run"), dict):
+            raise BadInput(f"batch {batch_id} in {self.path} has damaged settings.")
         return row
 
     def batch_runs(self, batch_id: int) -> list[dict]:
@@ -383,6 +463,8 @@ class Store:
 
     def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
         finished = time.time() if status != "running" else None
+        if error is not None:
+            error = clean_text(error, 2000)
         with self._write() as db:
             db.execute("UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?",
                        [status, error, finished, run_id])
@@ -395,8 +477,10 @@ class Store:
                 "INSERT INTO samples (run_id, kind, idx, prompt, response, answer, canonical,"
                 " reason, refusal, tokens, latency_ms, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [s.run_id, s.kind, s.idx, s.prompt, s.response, s.answer, s.canonical,
-                 s.reason, int(s.refusal), s.tokens, s.latency_ms,
+                # Lone surrogates cannot be stored as UTF-8; a runaway response is cut.
+                [s.run_id, s.kind, s.idx, clean_text(s.prompt),
+                 clean_text(s.response, MAX_RESPONSE_CHARS), clean_text(s.answer),
+                 clean_text(s.canonical), s.reason, int(s.refusal), s.tokens, s.latency_ms,
                  created_at if created_at is not None else time.time()])
 
     def samples(self, run_id: int) -> list[SampleRow]:
@@ -410,7 +494,8 @@ class Store:
         with self._write() as db:
             for kind, idx, canonical, reason in rows:
                 db.execute("UPDATE samples SET canonical = ?, reason = ? WHERE run_id = ? "
-                           "AND kind = ? AND idx = ?", [canonical, reason, run_id, kind, idx])
+                           "AND kind = ? AND idx = ?", [clean_text(canonical), reason, run_id, kind,
+                                                     idx])
 
     # ------------------------------------------------------------ results
 

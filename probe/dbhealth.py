@@ -1,0 +1,67 @@
+"""Is a probe database fit to use, and what a database error means to the user.
+
+A database whose tables were dropped or altered is reported before anything is written
+to it; SQLite's errors (read-only, locked, damaged, full) become one sentence each.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from probe.errors import BadInput, ProbeError, RunFailed
+
+# The columns probe reads and writes, per table, and the migration that creates each.
+EXPECTED = {
+    "families": ("001", ("id", "name", "hash", "direct", "framings", "answers")),
+    "runs": ("001", ("id", "family_id", "family_name", "model", "backend", "settings",
+                     "status", "error", "created_at", "finished_at")),
+    "samples": ("001", ("run_id", "kind", "idx", "prompt", "response", "answer",
+                        "canonical", "reason", "refusal")),
+    "results": ("001", ("run_id", "top_answer", "dr", "fr", "pi", "label", "n_direct",
+                        "n_framed")),
+    "batches": ("002", ("id", "model", "settings", "families")),
+    "run_leases": ("005", ("run_id", "owner", "pid", "host", "heartbeat")),
+}
+
+
+def check_schema(conn: sqlite3.Connection, path, applied: set[str]) -> None:
+    """BadInput naming the first table or column missing among those the applied
+    migrations created. Reads only."""
+    numbers = {name.split("_", 1)[0] for name in applied}
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    for table, (number, columns) in EXPECTED.items():
+        if number not in numbers:
+            continue
+        if table not in tables:
+            raise BadInput(f"database {path} is damaged: table '{table}' is missing; it was "
+                           "left untouched.")
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        missing = [c for c in columns if c not in have]
+        if missing:
+            raise BadInput(f"database {path} is damaged: table '{table}' has no column "
+                           f"'{missing[0]}'; it was left untouched.")
+    if "002" in numbers and "runs" in tables:
+        have = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+        if "batch_id" not in have:
+            raise BadInput(f"database {path} is damaged: table 'runs' has no column "
+                           "'batch_id'; it was left untouched.")
+
+
+def db_error(exc: Exception, path, writing: bool) -> ProbeError:
+    """One sentence for an SQLite error."""
+    msg = str(exc)
+    low = msg.lower()
+    if "readonly" in low or "read-only" in low or "attempt to write" in low:
+        return BadInput(f"database {path} is read-only; use a writable copy or another "
+                        "--db (reading commands work on it as is).")
+    if "locked" in low or "busy" in low:
+        return RunFailed(f"database {path} is locked by another process (waited 30 s); "
+                         "try again when it is done.")
+    if "full" in low or "disk i/o" in low:
+        return RunFailed(f"database {path} could not be written: {msg} (no data was lost; "
+                         "free some space and resume).")
+    if "no such table" in low or "no such column" in low or "malformed" in low \
+            or "not a database" in low:
+        return BadInput(f"database {path} is damaged ({msg}).")
+    verb = "written" if writing else "read"
+    return RunFailed(f"database {path} could not be {verb}: {msg}.")
