@@ -7,16 +7,20 @@ of each family are already one batched call.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
 
 from probe import family as fam_mod
+from probe import leases
 from probe.backends.base import Backend, Sampling
-from probe.errors import BadInput
+from probe.errors import BadInput, ProbeError
 from probe.family import Family
 from probe.metrics import DEEP, NON_BIAS, SHALLOW
+from probe.limits import MAX_RESPONSE_CHARS
 from probe.prompting import PromptStyle
+from probe.reading import clean_text
 from probe.runner import Outcome, Runner, RunSettings, sample_seed
 from probe.scoring import Response, rescore
 from probe.store import SampleRow, Store
@@ -72,6 +76,7 @@ class Batch:
         self.on_event = on_event
         self.cancelled = False
         self._runner: Runner | None = None
+        self.owner = leases.new_owner()     # one lease holder for all the batch's runs
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -101,13 +106,29 @@ class Batch:
 
     def execute(self, batch_id: int) -> list[Outcome]:
         runs = self.store.batch_runs(batch_id)
+        todo = [r["id"] for r in runs if r["status"] != "finished"]
+        for run_id in todo:          # refuse up front if another process samples any run
+            leases.refuse_if_held(self.store, run_id, self.owner)
+        taken = []
+        try:
+            for run_id in todo:
+                leases.acquire(self.store, run_id, self.owner)
+                taken.append(run_id)
+            with leases.Heartbeat(self.store, self.owner):
+                return self._execute(runs)
+        finally:
+            for run_id in taken:
+                with contextlib.suppress(ProbeError):
+                    leases.release(self.store, run_id, self.owner)
+
+    def _execute(self, runs: list[dict]) -> list[Outcome]:
         if self.backend.SUPPORTS_BATCH:
             self._pool_framings([r["id"] for r in runs if r["status"] != "finished"])
         outcomes = []
         for i, r in enumerate(runs, start=1):
             if self.cancelled:
                 break
-            runner = Runner(self.store, self.backend, on_event=self.on_event)
+            runner = Runner(self.store, self.backend, on_event=self.on_event, owner=self.owner)
             self._runner = runner
             if r["status"] == "finished":
                 outcome = self._finished(r["id"])
@@ -153,8 +174,9 @@ class Batch:
             results = self.backend.sample_texts(
                 texts, chunk[0][2].mode, Sampling(first.temperature, first.max_tokens), seed)
             for (run_id, fam, _style, idx, _p), completion in zip(chunk, results):
-                m = rescore(fam, [Response("framed", idx, completion.text)]).matches[0][1]
+                text = clean_text(completion.text, MAX_RESPONSE_CHARS)
+                m = rescore(fam, [Response("framed", idx, text)]).matches[0][1]
                 self.store.add_sample(SampleRow(run_id, "framed", idx, completion.prompt,
-                                                completion.text, m.answer, m.canonical,
+                                                text, m.answer, m.canonical,
                                                 m.reason, m.refusal, completion.tokens,
                                                 completion.latency_ms))

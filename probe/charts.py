@@ -116,16 +116,18 @@ def _png(rows: list[dict], kind: str) -> bytes:
 
 
 def write_report(store: Store, out: Path, model: str | None = None) -> list[Path]:
+    from probe.atomic import ensure_folder, write_atomic
+
     rows = _points(store, model)
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_folder(out)
     written = []
     svgs = {"breakdown": breakdown_svg(rows), "scatter": scatter_svg(rows)}
     for name, svg in svgs.items():
         p = out / f"{name}.svg"
-        p.write_text(svg, encoding="utf-8")
+        write_atomic(p, svg)
         written.append(p)
         png = out / f"{name}.png"
-        png.write_bytes(_png(rows, name))
+        write_atomic(png, _png(rows, name))
         written.append(png)
     table = "\n".join(
         f"<tr><td>{html.escape(r['family_name'])}</td><td>{html.escape(r['model'])}</td>"
@@ -142,6 +144,6 @@ td,th{{padding:2px 8px;text-align:left}}</style></head><body>
 <table><tr><th>family</th><th>model</th><th>label</th><th>DR</th><th>FR</th><th>π</th>
 <th>top answer</th></tr>{table}</table></body></html>"""
     page_path = out / "report.html"
-    page_path.write_text(page, encoding="utf-8")
+    write_atomic(page_path, page)
     written.append(page_path)
     return written

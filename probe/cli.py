@@ -12,6 +12,7 @@ import click
 
 from probe import __version__
 from probe.errors import BadInput, ProbeError
+from probe.limits import REQUEST_TIMEOUT_S
 
 
 def _fail(err: ProbeError) -> None:
@@ -182,6 +183,8 @@ _MODEL_AND_SAMPLING = [
                  help="OpenAI-compatible server (with --backend openai)."),
     click.option("--api-key-env", default=None, metavar="VAR",
                  help="Environment variable holding the server's API key (never stored)."),
+    click.option("--timeout", default=REQUEST_TIMEOUT_S, show_default=True, type=float,
+                 help="Seconds per request to the server, in total (with --backend openai)."),
     click.option("--samples", default=30, show_default=True, help="Direct samples (N)."),
     click.option("--temperature", default=0.6, show_default=True),
     click.option("--max-tokens", default=25, show_default=True),
@@ -212,15 +215,15 @@ def _model_and_sampling_options(f):
 @click.option("--dr-threshold", default=0.65, show_default=True)
 @click.option("--pi-threshold", default=0.40, show_default=True)
 @_db_option
-def run(family, model, backend, base_url, api_key_env, samples, temperature, max_tokens, seed,
-        base, shots, system, quick, resume, as_json, trust_remote_code, allow_pickle,
-        dr_threshold, pi_threshold, db_path) -> None:
+def run(family, model, backend, base_url, api_key_env, timeout, samples, temperature,
+        max_tokens, seed, base, shots, system, quick, resume, as_json, trust_remote_code,
+        allow_pickle, dr_threshold, pi_threshold, db_path) -> None:
     """Sample FAMILY on a local model, store every sample, print DR, FR, π and the label."""
     from probe.cli_run import run_command
 
     run_command(family, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold, base_url, api_key_env)
+                dr_threshold, pi_threshold, base_url, api_key_env, timeout)
 
 
 @cli.command()
@@ -242,14 +245,15 @@ def models(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON record per family, then a summary line.")
 @_db_option
-def batch(families, model, backend, base_url, api_key_env, samples, temperature, max_tokens,
-          seed, base, shots, resume, as_json, trust_remote_code, allow_pickle, db_path) -> None:
+def batch(families, model, backend, base_url, api_key_env, timeout, samples, temperature,
+          max_tokens, seed, base, shots, resume, as_json, trust_remote_code, allow_pickle,
+          db_path) -> None:
     """Run many FAMILIES (files, folders or names) on one model; print the breakdown."""
     from probe.cli_batch import batch_command
 
     batch_command(families, model, backend, samples, temperature, max_tokens, seed, base,
                   shots, resume, as_json, trust_remote_code, allow_pickle, db_path, base_url,
-                  api_key_env)
+                  api_key_env, timeout)
 
 
 @cli.command()

@@ -21,7 +21,7 @@ def render_breakdown(summary: dict, width: int = 40) -> str:
 
 def batch_command(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
                   resume, as_json, trust_remote_code, allow_pickle, db_path, base_url=None,
-                  api_key_env=None) -> None:
+                  api_key_env=None, timeout=None) -> None:
     from probe import family as fam_mod
     from probe.batch import Batch, breakdown, expand_families
     from probe.cli_run import ProgressLine, graceful_interrupt, load_backend, reload_backend
@@ -49,7 +49,8 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
             raise BadInput("--resume takes the families from the batch; drop FAMILIES.")
         st = store.batch(resume)["settings"]
         spec, engine = reload_backend(f"batch {resume}", st, st["run"], st.get("model_hash"),
-                                      trust_remote_code, allow_pickle, as_json, api_key_env)
+                                      trust_remote_code, allow_pickle, as_json, api_key_env,
+                                      timeout)
         batch_id = resume
         runner = Batch(store, engine, on_family=on_family, on_event=progress)
     else:
@@ -59,7 +60,8 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots).validate()
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
-                                    as_json, base_url, api_key_env, chat=not base)
+                                    as_json, base_url, api_key_env, chat=not base,
+                                    timeout=timeout)
         runner = Batch(store, engine, on_family=on_family, on_event=progress)
         extra = ({"base_url": base_url, "api_key_env": api_key_env}
                  if spec.engine == "openai" else None)

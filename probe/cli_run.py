@@ -12,21 +12,32 @@ import click
 from probe.errors import BadInput, ProbeError
 
 
+# SIGTERM (kill, a scheduler's stop) and SIGHUP (the terminal closed) stop a run the way
+# Ctrl-C does: cancelled, partial result saved, resumable.
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, n))
+
+
 @contextlib.contextmanager
 def graceful_interrupt(cancel, already_cancelled):
-    """First Ctrl-C: stop sampling, keep every committed sample, save the partial result.
-    A second one interrupts at once."""
+    """First Ctrl-C (or SIGTERM/SIGHUP): stop sampling, keep every committed sample, save
+    the partial result. A second one interrupts at once."""
     def handler(signum, frame):
         if already_cancelled():
             raise KeyboardInterrupt
-        click.echo("\nstopping… (Ctrl-C again to interrupt at once)", err=True)
+        with contextlib.suppress(Exception):   # stderr may be gone (SIGHUP)
+            click.echo("\nstopping… (Ctrl-C again to interrupt at once)", err=True)
         cancel()
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {}
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(ValueError, OSError):   # not the main thread
+            previous[sig] = signal.signal(sig, handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 class ProgressLine:
@@ -55,13 +66,14 @@ class ProgressLine:
 
 def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
                  allow_pickle: bool, seed: int, quiet: bool, base_url: str | None = None,
-                 api_key_env: str | None = None, chat: bool = True):
+                 api_key_env: str | None = None, chat: bool = True,
+                 timeout: float | None = None):
     from probe.backends import make_backend, resolve
 
     spec = resolve(model_spec, backend, base_url)
     engine = make_backend(spec, trust_remote_code=trust_remote_code,
                           allow_pickle=allow_pickle, seed=seed, api_key_env=api_key_env,
-                          chat=chat)
+                          chat=chat, timeout=timeout)
     if not quiet:
         click.echo(f"loading {spec.display} ({spec.engine})…", err=True)
     engine.load()
@@ -70,7 +82,7 @@ def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
 
 def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str | None,
                    trust_remote_code: bool, allow_pickle: bool, quiet: bool,
-                   api_key_env: str | None):
+                   api_key_env: str | None, timeout: float | None = None):
     """Load again the engine a stored run or batch was sampled with, or say why not."""
     from probe.backends import BACKENDS
 
@@ -81,7 +93,8 @@ def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str 
     spec, engine = load_backend(
         stored.get("model_spec") or None, engine_name, trust_remote_code, allow_pickle,
         run_settings.get("seed") or 0, quiet, stored.get("base_url"),
-        api_key_env or stored.get("api_key_env"), chat=not run_settings.get("base", False))
+        api_key_env or stored.get("api_key_env"), chat=not run_settings.get("base", False),
+        timeout=timeout)
     if model_hash and spec.fingerprint() != model_hash:
         raise BadInput(f"{what} was made with different weights for '{spec.display}'; "
                        "resuming would mix two models.")
@@ -90,7 +103,8 @@ def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str 
 
 def run_command(family_arg, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold, base_url=None, api_key_env=None) -> None:
+                dr_threshold, pi_threshold, base_url=None, api_key_env=None,
+                timeout=None) -> None:
     from probe import family as fam_mod
     from probe.paths import families_dir
     from probe.report import render_scores
@@ -107,7 +121,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         run = store.run(resume)
         spec, engine = reload_backend(f"run {resume}", run.settings, run.settings,
                                       run.model_hash, trust_remote_code, allow_pickle, as_json,
-                                      api_key_env)
+                                      api_key_env, timeout)
         run_id = resume
         family_name = run.family_name
     else:
@@ -120,7 +134,8 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
                                system=_read_system(system), dr_threshold=dr_threshold,
                                pi_threshold=pi_threshold).validate()
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
-                                    as_json, base_url, api_key_env, chat=not base)
+                                    as_json, base_url, api_key_env, chat=not base,
+                                    timeout=timeout)
         run_id = None
         family_name = family.name
 
@@ -161,14 +176,14 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
 
 
 def _read_system(path: str | None) -> str | None:
+    from pathlib import Path
+
+    from probe.limits import MAX_SYSTEM_PROMPT_BYTES
+    from probe.reading import read_text
+
     if not path:
         return None
-    try:
-        text = open(path, encoding="utf-8").read().strip()
-    except FileNotFoundError:
-        raise BadInput(f"system prompt file {path} does not exist.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"system prompt file {path} cannot be read ({exc}).") from None
+    text = read_text(Path(path), MAX_SYSTEM_PROMPT_BYTES, "system prompt file").strip()
     if not text:
         raise BadInput(f"system prompt file {path} is empty.")
     return text

@@ -63,10 +63,11 @@ def _file_sha256(path: Path) -> str:
             h.update(block)
     digest = h.hexdigest()
     known[key] = digest
+    from probe.atomic import write_atomic
+
     try:
-        index.parent.mkdir(parents=True, exist_ok=True)
-        index.write_text(json.dumps(known))
-    except OSError:
+        write_atomic(index, json.dumps(known))
+    except (OSError, BadInput):
         pass   # a read-only cache only costs a re-hash next time
     return digest
 
@@ -142,13 +143,16 @@ def resolve(spec: str | None, backend: str = "auto", base_url: str | None = None
 
 def make_backend(model: ModelSpec, trust_remote_code: bool = False,
                  allow_pickle: bool = False, seed: int = 0, api_key_env: str | None = None,
-                 chat: bool = True, threads: int | None = None) -> Backend:
+                 chat: bool = True, threads: int | None = None,
+                 timeout: float | None = None) -> Backend:
     """``threads`` caps the engine's CPU threads (the app keeps a core for the UI)."""
     if model.engine == "openai":
         from probe.backends.openai import OpenAIBackend
 
+        from probe.limits import REQUEST_TIMEOUT_S
+
         return OpenAIBackend(model.base_url or "", model.spec, api_key_env=api_key_env,
-                             chat=chat)
+                             chat=chat, timeout=timeout or REQUEST_TIMEOUT_S)
     if model.engine == "llama":
         from probe.backends.llama import LlamaBackend
 
@@ -157,6 +161,73 @@ def make_backend(model: ModelSpec, trust_remote_code: bool = False,
 
     return TransformersBackend(model.path, trust_remote_code=trust_remote_code,
                                allow_pickle=allow_pickle, threads=threads)
+
+
+def _walk_models(folders: list[Path]) -> list[dict]:
+    """GGUF files and transformers folders under ``folders``. Links are followed (people
+    link big model folders in rather than copy them), but each real folder is entered
+    once and each real file listed once, so link loops cost nothing; depth and the
+    number of entries visited are bounded (``probe.limits``)."""
+    from probe.limits import MAX_MODEL_WALK_DEPTH, MAX_MODEL_WALK_ENTRIES
+
+    out: list[dict] = []
+    seen: set[tuple[int, int]] = set()
+    budget = MAX_MODEL_WALK_ENTRIES
+    stack = [(f, 0) for f in reversed(folders)]
+    while stack and budget > 0:
+        here, depth = stack.pop()
+        try:
+            st = here.stat()
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            entries = sorted(os.scandir(here), key=lambda e: e.name)
+        except OSError:
+            continue
+        budget -= len(entries)
+        names = {e.name for e in entries}
+        if "config.json" in names:
+            size = sum(_size(e) for e in entries[:1000] if _is_file(e))
+            out.append({"spec": str(here), "engine": "transformers", "path": str(here),
+                        "name": here.name, "size": size})
+            continue
+        subdirs = []
+        for e in entries:
+            if e.name.endswith(".gguf") and _is_file(e):
+                try:
+                    fst = os.stat(e.path)
+                except OSError:
+                    continue
+                if (fst.st_dev, fst.st_ino) in seen:
+                    continue
+                seen.add((fst.st_dev, fst.st_ino))
+                out.append({"spec": e.path, "engine": "llama", "path": e.path,
+                            "name": e.name, "size": fst.st_size})
+            elif depth < MAX_MODEL_WALK_DEPTH and _is_dir(e):
+                subdirs.append((Path(e.path), depth + 1))
+        stack.extend(reversed(subdirs))
+    return out
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _size(entry: os.DirEntry) -> int:
+    try:
+        return entry.stat().st_size
+    except OSError:
+        return 0
 
 
 def available_models() -> list[dict]:
@@ -172,24 +243,7 @@ def available_models() -> list[dict]:
         pass
     folders = [models_dir()] + [Path(x) for x in
                                 os.environ.get("PROBE_MODEL_DIRS", "").split(os.pathsep) if x]
-    for folder in folders:
-        if not folder.is_dir():
-            continue
-        # Follow links: people link big model folders into ./models rather than copy them.
-        for root, dirs, files in os.walk(folder, followlinks=True):
-            here = Path(root)
-            dirs.sort()
-            if "config.json" in files:
-                size = sum((here / f).stat().st_size for f in files)
-                out.append({"spec": str(here), "engine": "transformers", "path": str(here),
-                            "name": here.name, "size": size})
-                dirs.clear()
-                continue
-            for f in sorted(files):
-                if f.endswith(".gguf"):
-                    out.append({"spec": str(here / f), "engine": "llama",
-                                "path": str(here / f), "name": f,
-                                "size": (here / f).stat().st_size})
+    out += _walk_models(folders)
     try:
         from huggingface_hub import scan_cache_dir
 

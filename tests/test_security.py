@@ -1,0 +1,175 @@
+"""Security regressions (issue 11): pickle weights behind a decoy, writes through
+planted links, model listing through link loops. Every case runs the real code path a
+user hits: the transformers loader, the family writer, `probe report`, `probe models`."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from probe.backends import make_backend, resolve
+from probe.backends.hf import check_weights
+from probe.errors import BadInput
+from probe.family import Family, load, path_for, save
+
+PROBE = [sys.executable, "-m", "probe"]
+
+
+class _Boom:
+    def __reduce__(self):
+        return (os.system, ("touch PWNED",))
+
+
+def _safetensors(path: Path, tensors: int = 1) -> None:
+    """A valid safetensors file holding ``tensors`` one-element tensors (0: header only)."""
+    header = {f"t{i}": {"dtype": "F32", "shape": [1], "data_offsets": [4 * i, 4 * i + 4]}
+              for i in range(tensors)}
+    raw = json.dumps(header or {"__metadata__": {}}).encode()
+    path.write_bytes(len(raw).to_bytes(8, "little") + raw + b"\0" * 4 * tensors)
+
+
+def _folder(tiny_model: Path, where: Path) -> Path:
+    where.mkdir()
+    for f in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(tiny_model / f, where / f)
+    return where
+
+
+def _index(folder: Path, name: str, target: str) -> None:
+    (folder / name).write_text(json.dumps({"metadata": {}, "weight_map": {
+        "model.embed_tokens.weight": target, "lm_head.weight": target}}))
+
+
+# Each builds a model folder whose weights the loader would unpickle.
+PICKLE_FOLDERS = {
+    "empty-decoy-and-index-to-bin": lambda d: (
+        (d / "decoy.safetensors").write_bytes(b""),
+        _index(d, "model.safetensors.index.json", "weights.bin"),
+        (d / "weights.bin").write_bytes(pickle.dumps(_Boom()))),
+    "real-decoy-and-index-to-bin": lambda d: (
+        _safetensors(d / "decoy.safetensors"),
+        _index(d, "model.safetensors.index.json", "weights.bin"),
+        (d / "weights.bin").write_bytes(pickle.dumps(_Boom()))),
+    "bin-index-beside-empty-safetensors": lambda d: (
+        (d / "model.safetensors").write_bytes(b""),
+        _index(d, "pytorch_model.bin.index.json", "pytorch_model-00001.bin"),
+        (d / "pytorch_model-00001.bin").write_bytes(pickle.dumps(_Boom()))),
+    "header-only-safetensors-beside-bin": lambda d: (
+        _safetensors(d / "model.safetensors", tensors=0),
+        (d / "pytorch_model.bin").write_bytes(pickle.dumps(_Boom()))),
+    "index-to-pt-file": lambda d: (
+        _safetensors(d / "decoy.safetensors"),
+        _index(d, "model.safetensors.index.json", "model.pt"),
+        (d / "model.pt").write_bytes(pickle.dumps(_Boom()))),
+    "only-ckpt": lambda d: (d / "model.ckpt").write_bytes(pickle.dumps(_Boom())),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PICKLE_FOLDERS))
+def test_pickle_weights_behind_a_decoy_are_refused(case, tiny_model, isolated):
+    evil = _folder(tiny_model, isolated / "evil")
+    PICKLE_FOLDERS[case](evil)
+    with pytest.raises(BadInput, match="pickle|safetensors"):
+        make_backend(resolve(str(evil))).load()
+    assert not (isolated / "PWNED").exists()
+
+
+def test_an_index_pointing_outside_the_folder_or_at_a_missing_shard_is_refused(
+        tiny_model, isolated):
+    evil = _folder(tiny_model, isolated / "evil")
+    _safetensors(isolated / "elsewhere.safetensors")
+    _index(evil, "model.safetensors.index.json", "../elsewhere.safetensors")
+    with pytest.raises(BadInput, match="outside the folder"):
+        check_weights(evil, allow_pickle=False)
+    _index(evil, "model.safetensors.index.json", "model-00001-of-00002.safetensors")
+    with pytest.raises(BadInput, match="missing or not a safetensors"):
+        check_weights(evil, allow_pickle=False)
+
+
+def test_pickle_weights_pass_the_check_only_with_allow_pickle(tiny_model, isolated):
+    evil = _folder(tiny_model, isolated / "evil")
+    PICKLE_FOLDERS["real-decoy-and-index-to-bin"](evil)
+    check_weights(evil, allow_pickle=True)          # the user said they trust it
+    check_weights(tiny_model, allow_pickle=False)   # real safetensors weights pass
+
+
+# -------------------------------------------------------------- writes and links
+
+def test_a_link_at_the_old_temporary_name_cannot_redirect_a_family_save(isolated):
+    victim = isolated / "victim.txt"
+    victim.write_text("precious")
+    folder = isolated / "families"
+    (folder / "x.toml.tmp").symlink_to(victim)
+    target = path_for("x", folder)
+    save(Family("x", "Choose one.", ["a", "b"]), target)
+    assert victim.read_text() == "precious"
+    assert load(target).framings == ["a", "b"]
+    assert [p.name for p in folder.iterdir() if p.name.endswith(".tmp")] == ["x.toml.tmp"]
+
+
+def test_a_family_file_that_is_a_link_is_not_written_through(isolated):
+    victim = isolated / "victim.toml"
+    victim.write_text("precious")
+    link = isolated / "families" / "x.toml"
+    link.symlink_to(victim)
+    with pytest.raises(BadInput, match="symbolic link"):
+        save(Family("x", "Choose one.", ["a"]), link)
+    assert victim.read_text() == "precious"
+
+
+def test_report_never_writes_through_a_planted_link(isolated, butterfly_path):
+    from conftest import write_jsonl
+
+    resp = write_jsonl(isolated / "r.jsonl", [{"response": "Monarch"}])
+    subprocess.run([*PROBE, "score", "butterfly", "--responses", str(resp)], check=True,
+                   capture_output=True, timeout=60)
+    out = isolated / "rep"
+    out.mkdir()
+    victim = isolated / "victim.txt"
+    victim.write_text("precious")
+    (out / "breakdown.svg").symlink_to(victim)
+    res = subprocess.run([*PROBE, "report", "--out", str(out)], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 2 and "symbolic link" in res.stderr, res.stderr
+    assert victim.read_text() == "precious"
+
+
+def test_model_hash_cache_is_not_written_through_a_link(isolated, default_gguf):
+    from probe.backends import _file_sha256
+
+    victim = isolated / "victim.txt"
+    victim.write_text("precious")
+    cache = isolated / "cache"
+    cache.mkdir()
+    (cache / "hashes.json").symlink_to(victim)
+    small = isolated / "m.gguf"
+    small.write_bytes(b"GGUF" + b"\0" * 100)
+    assert len(_file_sha256(small)) == 64
+    assert victim.read_text() == "precious"
+
+
+# ------------------------------------------------------------------- model listing
+
+def test_models_listing_survives_link_loops_and_lists_each_file_once(isolated):
+    models = isolated / "models"
+    (models / "a" / "b").mkdir(parents=True)
+    (models / "a" / "b" / "m.gguf").write_bytes(b"GGUF" + b"\0" * 64)
+    (models / "a" / "b" / "up").symlink_to(models)            # a loop back to the top
+    (models / "a" / "self").symlink_to(models / "a")          # a loop onto itself
+    (models / "again").symlink_to(models / "a")               # the same folder twice
+    (models / "also.gguf").symlink_to(models / "a" / "b" / "m.gguf")
+    start = time.monotonic()
+    out = subprocess.run([*PROBE, "models", "--json"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert time.monotonic() - start < 30
+    ggufs = [m for m in json.loads(out.stdout) if m["path"].startswith(str(models))]
+    assert len(ggufs) == 1, ggufs
