@@ -248,14 +248,14 @@ def resolve(spec: str | Path, families_dir: str | Path = "families") -> Family:
     """A family argument: a path to a .toml file, or the name of one in ``families_dir``."""
     p = Path(spec)
     if len(str(spec)) > 4096:
-        raise BadInput(f"family '{shown(str(spec))}' is not a file name.")
+        raise BadInput(f"family '{shown(str(spec), 300)}' is not a file name.")
     if p.suffix == ".toml" or p.exists():
         return load(p)
     candidate = Path(families_dir) / f"{spec}.toml"
     if candidate.exists():
         return load(candidate)
-    raise BadInput(f"no family file '{shown(str(spec))}' (looked for {shown(str(p))} "
-                   f"and {shown(str(candidate))}).")
+    raise BadInput(f"no family file '{shown(str(spec), 300)}' (looked for "
+                   f"{shown(str(p), 300)} and {shown(str(candidate), 300)}).")
 
 
 def discover(families_dir: str | Path) -> list[tuple[Path, Family | BadInput]]:

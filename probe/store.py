@@ -246,6 +246,8 @@ class Store:
             _check_file(self.path)
             if not self.path.parent.exists():
                 raise BadInput(f"database folder {self.path.parent} does not exist.")
+            if not self.path.parent.is_dir():
+                raise BadInput(f"database folder {self.path.parent} is a file, not a folder.")
         existed = not memory and self.path.exists() and self.path.stat().st_size > 0
         # A database we may not write is opened read-only: reading commands still work,
         # and nothing (not even the journal mode) is changed.

@@ -3,8 +3,14 @@ exit 2 with one line naming the problem, never a traceback. Plus security checks
 
 from __future__ import annotations
 
+import gzip
+import json
+import os
+import shutil
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -147,3 +153,238 @@ def test_sql_is_parameterised_against_hostile_names(isolated):
     store = Store(isolated / "probe.db")
     assert {"runs", "samples", "results"} <= set(store.db.table_names())
     assert store.runs(model="'; DROP")[:1] == []
+
+
+# ------------------------------------------------- hostile input (issue 11, items 12, 14)
+
+HOSTILE_FAMILIES = {
+    "nested-1000-deep": ('direct = "x"\nframings = ["a"]\nextra = ' + "[" * 1000 + "]" * 1000
+                         + "\n", "nested too deeply"),
+    "nested-100-deep": ('direct = "x"\nframings = ["a"]\nextra = ' + "[" * 100 + "]" * 100
+                        + "\n", "nested more than"),
+    "inline-tables-deep": ('direct = "x"\nframings = ["a"]\nextra = ' + "{a = " * 900
+                           + "1" + "}" * 900 + "\n", "nested too deeply"),
+    "int-5000-digits": ('direct = "x"\nframings = ["a"]\nextra = ' + "9" * 5000 + "\n",
+                        "invalid TOML"),
+    "int-4000-digits": ('direct = "x"\nframings = ["a"]\nextra = ' + "9" * 4000 + "\n",
+                        "more than 18 digits"),
+    "megabyte-unknown-key": ('direct = "x"\nframings = ["a"]\n' + "k" * 1_000_000 + " = 1\n",
+                             "unknown key 'kkkk"),
+    "megabyte-alias-clash": ('direct = "x"\nframings = ["a"]\n[answers]\n' + "A = ['"
+                             + "z" * 500_000 + "']\nB = ['" + "z" * 500_000 + "']\n",
+                             "listed under both"),
+    "over-4-mib": ('direct = "x"\nframings = ["a"]\n# ' + "x" * (5 << 20) + "\n",
+                   "larger than the limit"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_FAMILIES))
+def test_hostile_family_files_are_one_short_sentence(isolated, case):
+    body, fragment = HOSTILE_FAMILIES[case]
+    path = isolated / f"{case}.toml"
+    path.write_text(body, encoding="utf-8")
+    resp = write_jsonl(isolated / "r.jsonl", [{"response": "x"}])
+    out = subprocess.run([*PROBE, "score", str(path), "--responses", str(resp)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out.stderr[-2000:]
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0] and path.name in lines[0], out.stderr[:500]
+    assert len(out.stderr) < 600 and "Traceback" not in out.stderr
+
+
+def test_a_utf8_bom_family_and_responses_are_accepted(isolated):
+    fam = isolated / "bom.toml"
+    fam.write_bytes(b"\xef\xbb\xbf" + b'direct = "Choose a random butterfly."\n'
+                    b'framings = ["Which one for a card?"]\n')
+    resp = isolated / "r.jsonl"
+    resp.write_bytes(b'\xef\xbb\xbf{"response": "Monarch"}\n')
+    out = subprocess.run([*PROBE, "score", str(fam), "--responses", str(resp), "--json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["direct"]["top_answer"] == "Monarch"
+
+
+def _special_files(isolated):
+    fifo = isolated / "fifo"
+    os.mkfifo(fifo)
+    zero = isolated / "zero.toml"
+    zero.symlink_to("/dev/zero")
+    fifo_toml = isolated / "fifo.toml"
+    fifo_toml.symlink_to(fifo)
+    return {"dev-zero": zero, "fifo": fifo_toml, "dev-zero-direct": Path("/dev/zero")}
+
+
+@pytest.mark.parametrize("which", ["dev-zero", "fifo", "dev-zero-direct"])
+def test_devices_and_fifos_are_refused_before_reading(isolated, which, butterfly_path):
+    special = _special_files(isolated)[which]
+    resp = write_jsonl(isolated / "r.jsonl", [{"response": "x"}])
+    commands = [
+        ["score", str(special), "--responses", str(resp)],                 # family file
+        ["score", "butterfly", "--responses", str(special)],               # responses file
+        ["run", "butterfly", "--system", str(special), "--model", "nope.gguf"],   # --system
+        ["match", "--pairs", str(special)],                                # pairs file
+        ["score", "butterfly", "--responses", str(resp), "--db", str(special)],   # database
+    ]
+    for args in commands:
+        out = subprocess.run([*PROBE, *args], capture_output=True, text=True, timeout=30)
+        assert out.returncode == 2, (args, out.stderr)
+        assert "regular file" in out.stderr or "not an SQLite file" in out.stderr, \
+            (args, out.stderr)
+        assert "Traceback" not in out.stderr
+
+
+def test_a_fifo_in_the_families_folder_does_not_hang_discovery(isolated):
+    from probe.family import discover
+
+    os.mkfifo(isolated / "families" / "pipe.toml")
+    (isolated / "families" / "deep.toml").write_text(
+        'direct = "x"\nframings = ["a"]\nextra = ' + "[" * 2000 + "]" * 2000 + "\n")
+    found = dict(discover(isolated / "families"))
+    assert "regular file" in str(found[isolated / "families" / "pipe.toml"])
+    assert "nested too deeply" in str(found[isolated / "families" / "deep.toml"])
+
+
+def test_the_app_starts_with_a_family_nested_1000_deep(isolated):
+    import asyncio
+
+    from textual.widgets import DataTable
+
+    from probe.backends.fake import FakeBackend
+    from screens.app import make_app
+
+    (isolated / "families" / "deep.toml").write_text(
+        'direct = "x"\nframings = ["a"]\nextra = ' + "[" * 1000 + "]" * 1000 + "\n")
+    shutil.copy(FAMILIES / "butterfly.toml", isolated / "families" / "butterfly.toml")
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db",
+                       backend_factory=lambda spec: (FakeBackend(lambda p: "x"), "fake"))
+        async with app.run_test(size=(120, 30)) as pilot:
+            await pilot.pause(0.3)
+            table = app.screen.query_one("#families", DataTable)
+            cells = [" ".join(str(c) for c in table.get_row_at(i))
+                     for i in range(table.row_count)]
+            assert any("deep" in c and "nested too deeply" in c for c in cells), cells
+            assert any("butterfly" in c for c in cells)
+
+    asyncio.run(go())
+
+
+HOSTILE_RESPONSES = {
+    "deeply-nested-json": (b'{"response": "a", "x": ' + b"[" * 100_000 + b"]" * 100_000
+                           + b"}\n", "nested too deeply"),
+    "framing-idx-5000-digits": (b'{"response": "a", "framing_idx": ' + b"9" * 5000 + b"}\n",
+                                "a number is too long"),
+    "framing-idx-4000-digits": (b'{"response": "a", "framing_idx": ' + b"9" * 4000 + b"}\n",
+                                "out of range"),
+    "two-megabyte-line": (b'{"response": "' + b"a" * (2 << 20) + b'"}\n',
+                          "longer than the limit"),
+    "bad-utf8-line-3": (b'{"response": "a"}\n\n{"response": "\xff"}\n', "line 3"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_RESPONSES))
+def test_hostile_responses_files_are_one_short_sentence(isolated, case):
+    body, fragment = HOSTILE_RESPONSES[case]
+    path = isolated / f"{case}.jsonl"
+    path.write_bytes(body)
+    out = subprocess.run([*PROBE, "score", str(FAMILIES / "butterfly.toml"), "--responses",
+                          str(path)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out.stderr[-1000:]
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], out.stderr[:500]
+    assert len(out.stderr) < 600
+
+
+def test_lone_surrogates_and_huge_responses_are_stored_cut_and_clean(isolated):
+    from probe.limits import MAX_RESPONSE_CHARS
+    from probe.store import Store
+
+    path = isolated / "r.jsonl"
+    path.write_text('{"response": "\\ud800Monarch"}\n{"response": "\\udfff"}\n'
+                    + json.dumps({"response": "Monarch " + "z" * 500_000}) + "\n"
+                    + '{"response": "x", "framing_idx": 0}\n', encoding="utf-8")
+    out = subprocess.run([*PROBE, "score", str(FAMILIES / "butterfly.toml"), "--responses",
+                          str(path), "--json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    store = Store(isolated / "probe.db")
+    assert store.run(1).status == "finished"
+    texts = [s.response for s in store.samples(1)]
+    assert texts[0] == "\ufffdMonarch" and texts[1] == "\ufffd"
+    assert len(texts[2]) == MAX_RESPONSE_CHARS
+
+
+def _peak_rss_mib(code: str) -> tuple[int, float, str]:
+    """Run ``code`` in a child; its exit code, peak RSS (MiB) and stderr."""
+    probe_code = ("import resource, sys, subprocess\n"
+                  f"p = subprocess.run({[*PROBE]!r} + sys.argv[1:], capture_output=True,"
+                  " text=True)\n"
+                  "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+                  "print(p.stderr, file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", probe_code, *code.split("\0")],
+                         capture_output=True, text=True, timeout=120)
+    rc, kib = out.stdout.split()
+    return int(rc), int(kib) / 1024, out.stderr
+
+
+def test_a_small_gz_expanding_to_one_gigabyte_line_fails_fast_in_bounded_memory(isolated):
+    path = isolated / "bomb.jsonl.gz"
+    with gzip.open(path, "wb", compresslevel=9) as fh:
+        fh.write(b'{"response": "')
+        block = b"a" * (1 << 20)
+        for _ in range(1024):                  # 1 GiB of one line, ~1 MB compressed
+            fh.write(block)
+    assert path.stat().st_size < 3 << 20
+    start = time.monotonic()
+    rc, peak, err = _peak_rss_mib("\0".join(["score", str(FAMILIES / "butterfly.toml"),
+                                             "--responses", str(path)]))
+    assert rc == 2 and "longer than the limit" in err, err
+    assert time.monotonic() - start < 30
+    assert peak < 300, f"peak RSS {peak:.0f} MiB"
+
+
+def test_a_gz_of_blank_lines_is_fast(isolated):
+    path = isolated / "blank.jsonl.gz"
+    with gzip.open(path, "wb", compresslevel=9) as fh:
+        fh.write(b'{"response": "Monarch"}\n')
+        for _ in range(256):
+            fh.write(b"\n" * (1 << 20))         # 256 Mi blank lines
+        fh.write(b'{"response": "Viceroy", "framing_idx": 1}\n')
+    start = time.monotonic()
+    out = subprocess.run([*PROBE, "score", str(FAMILIES / "butterfly.toml"), "--responses",
+                          str(path), "--json"], capture_output=True, text=True, timeout=120)
+    elapsed = time.monotonic() - start
+    # 256 Mi lines is over the line cap: refused, and quickly (no per-line Python work).
+    assert out.returncode == 2 and "more than the limit" in out.stderr, out.stderr
+    assert elapsed < 30
+
+
+def test_a_truncated_gguf_is_bad_input_like_a_garbage_one(isolated, default_gguf,
+                                                         butterfly_path):
+    cut = isolated / "cut.gguf"
+    with open(default_gguf, "rb") as src:
+        cut.write_bytes(src.read(4 << 20))
+    garbage = isolated / "garbage.gguf"
+    garbage.write_bytes(b"\x00" * 4096)
+    for model, fragment in ((cut, "truncated"), (garbage, "not a GGUF")):
+        out = subprocess.run([*PROBE, "run", "butterfly", "--model", str(model)],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and fragment in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr
+
+
+def test_paths_under_a_file_are_one_sentence(isolated, butterfly_path):
+    resp = write_jsonl(isolated / "r.jsonl", [{"response": "Monarch"}])
+    subprocess.run([*PROBE, "score", "butterfly", "--responses", str(resp)], check=True,
+                   capture_output=True, timeout=60)
+    afile = isolated / "afile"
+    afile.write_text("x")
+    sub = str(afile / "sub")
+    for args in (["report", "--out", sub],
+                 ["score", "butterfly", "--responses", str(resp), "--db", sub],
+                 ["score", "butterfly", "--responses", sub],
+                 ["score", sub, "--responses", str(resp)],
+                 ["run", "butterfly", "--system", sub, "--model", "nope.gguf"]):
+        out = subprocess.run([*PROBE, *args], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and "afile" in out.stderr, (args, out.stderr)
+        assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
