@@ -328,6 +328,7 @@ def resumable(store: Store, run_id: int) -> None:
     if run.backend in ("external",):
         raise BadInput(f"run {run_id} was scored from a file and cannot be resumed.")
     RunSettings.from_dict(run.settings).validate()
+    store.family(run.family_id)             # damaged stored data: said before a model loads
     leases.refuse_if_held(store, run_id)    # before loading a model for nothing
 
 

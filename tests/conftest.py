@@ -57,3 +57,19 @@ def default_gguf() -> Path:
     from probe.backends import default_model_path
 
     return default_model_path()
+
+
+@pytest.fixture
+def serve():
+    """Start scripted HTTP servers on 127.0.0.1 (tests/servers.py); all stop at the end."""
+    from servers import ScriptedServer
+
+    made = []
+
+    def start(script):
+        made.append(ScriptedServer(script))
+        return made[-1]
+
+    yield start
+    for s in made:
+        s.close()

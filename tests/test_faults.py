@@ -11,13 +11,15 @@ import sys
 import threading
 import time
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
 from conftest import FAMILIES, write_jsonl
 from probe.backends.fake import FakeBackend
 from probe.cli import cli
-from probe.errors import RunFailed
+from probe.errors import BadInput, RunFailed
 from probe.family import Family
 from probe.runner import Runner, RunSettings
 from probe.store import Store
@@ -56,9 +58,12 @@ def test_sigkill_at_random_points_in_twenty_runs(isolated):
         db = isolated / f"kill{trial}.db"
         proc = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(fam_path), "new"],
                                 stdout=subprocess.PIPE, text=True)
-        time.sleep(rng.uniform(0.3, 0.9))
+        # Kill at a random point once sampling has begun (start-up time varies with load).
+        first = proc.stdout.readline()
+        time.sleep(rng.uniform(0.0, 0.6))
         proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate()
+        out = first + out
         reported = {tuple(line.split()) for line in out.splitlines()}
         store = Store(db)
         assert store.query("PRAGMA integrity_check")[0]["integrity_check"] == "ok"
@@ -185,3 +190,260 @@ def test_bad_family_in_a_batch_stops_before_any_sample(isolated):
     result = CliRunner().invoke(cli, ["batch", "families"])
     assert result.exit_code == 2 and "bad.toml" in result.output
     assert not (isolated / "probe.db").exists() or not Store(isolated / "probe.db").runs()
+
+
+# ------------------------------------------ leases, signals, damaged databases (issue 11)
+
+import os
+import shutil
+
+from probe import leases
+from servers import models_then, slowly
+
+PROBE = [sys.executable, "-m", "probe"]
+
+
+def _start_child(isolated, resume="new", delay=0.05):
+    fam_path = isolated / "families" / "butterfly.toml"
+    if not fam_path.exists():
+        shutil.copy(FAMILIES / "butterfly.toml", fam_path)
+    code = CHILD.replace("delay=0.004", f"delay={delay}")
+    return subprocess.Popen([sys.executable, "-c", code, str(isolated / "probe.db"),
+                             str(fam_path), resume], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_samples(proc, n=3):
+    for _ in range(n):
+        assert proc.stdout.readline(), proc.stderr.read()
+
+
+def test_a_second_resume_of_a_run_being_sampled_is_refused_up_front(isolated):
+    first = _start_child(isolated)
+    _wait_for_samples(first)
+    cli = subprocess.run([*PROBE, "run", "--resume", "1"], capture_output=True, text=True,
+                         timeout=60)
+    assert cli.returncode == 2 and "being sampled by another probe process" in cli.stderr, \
+        cli.stderr
+    assert len(cli.stderr.strip().splitlines()) == 1
+    second = _start_child(isolated, resume="1")       # the runner itself refuses too
+    _, err = second.communicate(timeout=60)
+    assert second.returncode != 0 and "being sampled by another probe process" in err
+    first.communicate(timeout=120)
+    assert first.returncode == 0
+    store = Store(isolated / "probe.db")
+    keys = [(s.kind, s.idx) for s in store.samples(1)]
+    assert len(keys) == len(set(keys)) == 60
+    assert store.run(1).status == "finished"
+    assert store.query("SELECT COUNT(*) AS n FROM run_leases")[0]["n"] == 0
+
+
+def test_a_stale_lease_is_taken_over(isolated):
+    store = Store(isolated / "probe.db")
+    backend = FakeBackend("Monarch")
+    backend.load()
+    runner = Runner(store, backend)
+    run_id = runner.create(Family("b", "Choose one.", ["a", "b"]), RunSettings(samples=3), "f")
+    now = time.time()
+    # Another machine's lease, fresh: refused. Then its heartbeat stops: taken over.
+    with store._write() as db:
+        db.execute("INSERT INTO run_leases VALUES (?, 'elsewhere:1:x', 1, 'elsewhere', ?)",
+                   [run_id, now])
+    with pytest.raises(BadInput, match="host elsewhere"):
+        Runner(store, backend).execute(run_id)
+    with store._write() as db:
+        db.execute("UPDATE run_leases SET heartbeat = ?", [now - 10 * leases.LEASE_TTL_S])
+    assert Runner(store, backend).execute(run_id).status == "finished"
+    # A dead process on this machine: taken over at once.
+    run2 = runner.create(Family("c", "Choose two.", ["a"]), RunSettings(samples=2), "f")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    with store._write() as db:
+        db.execute("INSERT INTO run_leases VALUES (?, 'x', ?, ?, ?)",
+                   [run2, int(dead), leases.HOST, now])
+    assert Runner(store, backend).execute(run2).status == "finished"
+
+
+class _LosesTheLastSample(FakeBackend):
+    """Another process stores the last framed sample first (the race two resumes ran):
+    this runner's own insert of it then fails."""
+
+    store: Store | None = None
+
+    def sample_each(self, prompts, style, sampling, seeds):
+        from probe.store import SampleRow
+
+        for completion in super().sample_each(prompts, style, sampling, seeds):
+            if prompts[-1] == "last":
+                self.store.add_sample(SampleRow(1, "framed", 1, "last", "Monarch", "Monarch",
+                                                "Monarch", "new", False, 1, 1.0))
+            yield completion
+
+
+def test_a_run_whose_every_sample_is_stored_is_never_marked_failed(isolated):
+    store = Store(isolated / "probe.db")
+    backend = _LosesTheLastSample("Monarch")
+    backend.store = store
+    backend.load()
+    runner = Runner(store, backend)
+    run_id = runner.create(Family("b", "Choose one.", ["first", "last"]),
+                           RunSettings(samples=2), "f")
+    out = runner.execute(run_id)
+    assert len(store.samples(run_id)) == 4
+    assert out.status == "finished" and store.run(run_id).status == "finished"
+    assert store.result(run_id)["top_answer"] == "Monarch"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("command", ["run", "batch"])
+def test_sigterm_and_sighup_cancel_like_ctrl_c(isolated, serve, butterfly_path, sig,
+                                               command):
+    server = serve(models_then(slowly(0.15)))
+    args = [*PROBE, command, "butterfly", "--backend", "openai", "--base-url", server.url,
+            "--model", "m", "--base"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while sum(p.endswith("/completions") for p, _ in server.seen) < 12:
+        assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    store = Store(isolated / "probe.db")
+    run = store.run(1)
+    assert run.status == "cancelled", err
+    assert store.result(1) is not None                 # the partial result is saved
+    kept = len(store.samples(1))
+    assert 0 < kept < 60
+    store.close()
+    resume = ([*PROBE, "run", "--resume", "1"] if command == "run"
+              else [*PROBE, "batch", "--resume", "1"])
+    fast = serve(models_then(slowly(0)))
+    # The stored server address is the slow one; it still answers, just slowly.
+    done = subprocess.run(resume, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert Store(isolated / "probe.db").run(1).status == "finished"
+    del fast
+
+
+def _scored_db(isolated) -> Path:
+    resp = write_jsonl(isolated / "r.jsonl", [{"response": "Monarch"}] * 3
+                       + [{"framing_idx": 0, "response": "Monarch"}])
+    fam = isolated / "families" / "butterfly.toml"
+    fam.write_text((FAMILIES / "butterfly.toml").read_text())
+    subprocess.run([*PROBE, "score", "butterfly", "--responses", str(resp)], check=True,
+                   capture_output=True, timeout=60)
+    db = isolated / "probe.db"
+    sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").connection.close()
+    return db
+
+
+DAMAGE = {
+    "results-dropped": ("DROP TABLE results", "table 'results' is missing"),
+    "samples-dropped": ("DROP TABLE samples", "table 'samples' is missing"),
+    "column-renamed": ("ALTER TABLE samples RENAME COLUMN response TO resp",
+                       "has no column 'response'"),
+    "column-dropped": ("ALTER TABLE runs DROP COLUMN error", "has no column 'error'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_a_damaged_schema_is_reported_and_nothing_is_written(isolated, case):
+    db = _scored_db(isolated)
+    sql, fragment = DAMAGE[case]
+    conn = sqlite3.connect(db)
+    conn.execute(sql)
+    conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    before = db.read_bytes()
+    for args in (["score", "butterfly", "--responses", str(isolated / "r.jsonl")],
+                 ["thresholds"], ["export"], ["run", "--resume", "1"]):
+        out = subprocess.run([*PROBE, *args], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and fragment in out.stderr, (args, out.stderr)
+        assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+    assert db.read_bytes() == before
+    wal = isolated / "probe.db-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+STORED = {
+    "settings-garbage": ("UPDATE runs SET settings = '{not json'", "damaged"),
+    "settings-a-list": ("UPDATE runs SET settings = '[1, 2]'", "damaged"),
+    "samples-a-billion": ("UPDATE runs SET settings = json_set(settings, '$.samples', "
+                          "1000000000)", "more than the limit"),
+    "samples-a-string": ("UPDATE runs SET settings = json_set(settings, '$.samples', 'x')",
+                         "damaged"),
+    "framings-garbage": ("UPDATE families SET framings = 'nope'", "damaged"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STORED))
+def test_absurd_stored_values_are_one_sentence(isolated, serve, case):
+    server = serve(models_then(slowly(0)))
+    store = Store(isolated / "probe.db")
+    backend = FakeBackend("Monarch")
+    backend.load()
+    runner = Runner(store, backend)
+    fam = Family("b", "Choose one.", ["a", "b"])
+    run_id = runner.create(fam, RunSettings(samples=2), "m @ server", "m",
+                           extra={"base_url": server.url})
+    store.set_status(run_id, "cancelled")
+    with store._write() as db:
+        db.execute("UPDATE runs SET settings = json_set(settings, '$.engine', 'openai')")
+        db.execute(STORED[case][0])
+    store.close()
+    start = time.monotonic()
+    out = subprocess.run([*PROBE, "run", "--resume", str(run_id)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and STORED[case][1] in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+    assert time.monotonic() - start < 20
+    status = Store(isolated / "probe.db").query("SELECT status FROM runs WHERE id = ?",
+                                                [run_id])
+    assert status == [{"status": "cancelled"}]
+
+
+def test_absurd_ids_are_one_sentence(isolated):
+    _scored_db(isolated)
+    for args in (["run", "--resume", str(10 ** 20)], ["export", "--run", str(10 ** 20)],
+                 ["batch", "--resume", str(10 ** 20)], ["run", "--resume", "-5"]):
+        out = subprocess.run([*PROBE, *args], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and "no " in out.stderr, (args, out.stderr)
+        assert "Traceback" not in out.stderr
+
+
+def test_a_writer_holding_the_lock_past_30_s_is_one_sentence(isolated):
+    db = _scored_db(isolated)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sqlite3, sys, time\n"
+        f"c = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
+        "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(45)\n")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        out = subprocess.run([*PROBE, "score", "butterfly", "--responses",
+                              str(isolated / "r.jsonl")], capture_output=True, text=True,
+                             timeout=90)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert out.returncode == 1 and "locked by another process" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+    assert {r["status"] for r in Store(db).runs()} == {"finished"}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files anyway")
+def test_a_read_only_database_is_read_but_never_written(isolated):
+    db = _scored_db(isolated)
+    for f in isolated.glob("probe.db*"):
+        f.chmod(0o444)
+    before = db.read_bytes()
+    ok = subprocess.run([*PROBE, "thresholds"], capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    out = subprocess.run([*PROBE, "score", "butterfly", "--responses",
+                          str(isolated / "r.jsonl")], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and "read-only" in out.stderr, out.stderr
+    assert db.read_bytes() == before
