@@ -33,6 +33,24 @@ def butterfly_path(isolated) -> Path:
     return dst
 
 
+def peak_rss_mib(args: list[str], timeout: float = 120) -> tuple[int, float, str]:
+    """Run ``probe ARGS`` under a wrapper process that reports its child's peak RSS:
+    (exit code, peak MiB, stderr). The wrapper isolates the figure from every other
+    process this test session has started."""
+    import subprocess
+    import sys
+
+    wrapper = ("import resource, subprocess, sys\n"
+               "p = subprocess.run([sys.executable, '-m', 'probe'] + sys.argv[1:], "
+               "capture_output=True, text=True)\n"
+               "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+               "sys.stderr.write(p.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", wrapper, *args], capture_output=True,
+                         text=True, timeout=timeout)
+    rc, kib = out.stdout.split()
+    return int(rc), int(kib) / 1024, out.stderr
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAMILIES, write_jsonl
+from conftest import FAMILIES, peak_rss_mib, write_jsonl
 
 PROBE = [sys.executable, "-m", "probe"]
 
@@ -314,19 +314,6 @@ def test_lone_surrogates_and_huge_responses_are_stored_cut_and_clean(isolated):
     assert len(texts[2]) == MAX_RESPONSE_CHARS
 
 
-def _peak_rss_mib(code: str) -> tuple[int, float, str]:
-    """Run ``code`` in a child; its exit code, peak RSS (MiB) and stderr."""
-    probe_code = ("import resource, sys, subprocess\n"
-                  f"p = subprocess.run({[*PROBE]!r} + sys.argv[1:], capture_output=True,"
-                  " text=True)\n"
-                  "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-                  "print(p.stderr, file=sys.stderr)\n")
-    out = subprocess.run([sys.executable, "-c", probe_code, *code.split("\0")],
-                         capture_output=True, text=True, timeout=120)
-    rc, kib = out.stdout.split()
-    return int(rc), int(kib) / 1024, out.stderr
-
-
 def test_a_small_gz_expanding_to_one_gigabyte_line_fails_fast_in_bounded_memory(isolated):
     path = isolated / "bomb.jsonl.gz"
     with gzip.open(path, "wb", compresslevel=9) as fh:
@@ -336,8 +323,8 @@ def test_a_small_gz_expanding_to_one_gigabyte_line_fails_fast_in_bounded_memory(
             fh.write(block)
     assert path.stat().st_size < 3 << 20
     start = time.monotonic()
-    rc, peak, err = _peak_rss_mib("\0".join(["score", str(FAMILIES / "butterfly.toml"),
-                                             "--responses", str(path)]))
+    rc, peak, err = peak_rss_mib(["score", str(FAMILIES / "butterfly.toml"), "--responses",
+                                  str(path)])
     assert rc == 2 and "longer than the limit" in err, err
     assert time.monotonic() - start < 30
     assert peak < 300, f"peak RSS {peak:.0f} MiB"

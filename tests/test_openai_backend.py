@@ -321,3 +321,21 @@ def test_lone_surrogates_in_a_reply_are_stored_and_the_run_finishes(serve, isola
     store = Store(isolated / "probe.db")
     assert store.run(1).status == "finished"
     assert all(s.response == "\ufffdMonarch\ufffd" for s in store.samples(1))
+
+
+def test_two_huge_server_bodies_cost_bounded_memory(serve, isolated, butterfly_path):
+    from conftest import peak_rss_mib
+
+    def stream(sock, stop):       # 200 MB announced and sent until the client hangs up
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 200000000\r\n\r\n"
+                     b'{"choices": [{"text": "')
+        block = b"a" * (1 << 20)
+        for _ in range(200):
+            if stop.is_set():
+                return
+            sock.sendall(block)
+    server = serve(models_then(stream))
+    rc, peak, err = peak_rss_mib(["run", "butterfly", "--backend", "openai", "--base-url",
+                                  server.url, "--model", "m", "--base", "--samples", "2"])
+    assert rc == 1 and "larger than" in err, err
+    assert peak < 400, f"peak RSS {peak:.0f} MiB"

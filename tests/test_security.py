@@ -173,3 +173,16 @@ def test_models_listing_survives_link_loops_and_lists_each_file_once(isolated):
     assert time.monotonic() - start < 30
     ggufs = [m for m in json.loads(out.stdout) if m["path"].startswith(str(models))]
     assert len(ggufs) == 1, ggufs
+
+
+def test_a_pipe_in_a_model_folder_or_as_a_gguf_is_refused_before_reading(tiny_model,
+                                                                         isolated):
+    folder = _folder(tiny_model, isolated / "m")
+    shutil.copy(tiny_model / "model.safetensors", folder / "model.safetensors")
+    (folder / "tokenizer.json").unlink()
+    os.mkfifo(folder / "tokenizer.json")
+    with pytest.raises(BadInput, match="tokenizer.json is not a regular file"):
+        make_backend(resolve(str(folder))).load()
+    os.mkfifo(isolated / "pipe.gguf")
+    with pytest.raises(BadInput, match="not a regular file"):
+        resolve(str(isolated / "pipe.gguf"))

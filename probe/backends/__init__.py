@@ -111,6 +111,8 @@ def resolve(spec: str | None, backend: str = "auto", base_url: str | None = None
         return ModelSpec("", engine, path, DEFAULT_MODEL_NAME)
     p = Path(os.path.expanduser(spec))
     if p.suffix == ".gguf":
+        if p.exists() and not p.is_file():
+            raise BadInput(f"model file {p} is not a regular file (a folder, device or pipe).")
         if not p.is_file():
             raise BadInput(f"model file {p} does not exist.")
         engine = "transformers" if backend == "transformers" else "llama"

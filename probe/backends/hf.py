@@ -55,6 +55,11 @@ def check_weights(folder: Path, allow_pickle: bool) -> None:
     """Refuse pickle checkpoints before any loader can unpickle them: a folder counts as
     safe only when safetensors files that really hold tensors are what gets loaded, and
     no index file (``*.index.json``) sends the loader to a pickle file."""
+    for p in folder.iterdir():
+        # A FIFO or device named config.json or tokenizer.json would hang the loader.
+        if p.exists() and not p.is_dir() and not p.is_file():
+            raise BadInput(f"model {folder}: {p.name} is not a regular file (a device or "
+                           "pipe).")
     files = [p for p in folder.iterdir() if p.is_file()]
     pickled = [p for p in files if p.suffix in PICKLE_SUFFIXES and "training_args" not in p.name]
     for index in (p for p in files if p.name.endswith(".index.json")):
