@@ -108,3 +108,54 @@ def test_threshold_sweep_matches_the_papers_rule():
     assert rows[0.5] == {DEEP: 2 / 3, SHALLOW: 1 / 3, NON_BIAS: 0.0}
     assert rows[0.86][DEEP] == pytest.approx(1 / 3)
     assert rows[0.86][NON_BIAS] == pytest.approx(2 / 3)
+
+
+# ------------------------------------------------------------------ non-picks
+
+def test_non_picks_never_win_and_leave_both_denominators():
+    # The default model's butterfly run: mostly echoes of the category.
+    direct = ["Butterfly"] * 18 + ["Monarch"] * 9 + ["Swallowtail"] * 3
+    framed = ["Butterfly"] * 11 + ["Monarch"] * 5 + ["Viceroy"] * 14
+    s = score(direct, framed, direct_nonpick=[a == "Butterfly" for a in direct],
+              framed_nonpick=[a == "Butterfly" for a in framed])
+    assert s.top_answer == "Monarch"
+    assert (s.dr_hits, s.n_direct, s.direct_total) == (9, 12, 30)
+    assert s.dr == pytest.approx(0.75)
+    assert (s.fr_hits, s.n_framed) == (5, 19)
+    assert (s.direct_nonpicks, s.framed_nonpicks) == (18, 11)
+    assert s.warning == ("verdict rests on 12 of 30 direct answers and 19 of 30 framed "
+                         "answers (the rest are not picks)")
+    # Shown, flagged and listed after the picks; never counted in a pick's rate.
+    d = s.direct_distribution
+    assert [(a.answer, a.refusal) for a in d] == [
+        ("Monarch", False), ("Swallowtail", False), ("Butterfly", True)]
+    assert d[0].rate == pytest.approx(0.75) and d[-1].rate == 0.0
+
+
+def test_enough_picks_carry_no_warning():
+    direct = ["A"] * 20 + ["no"] * 10
+    s = score(direct, ["A"] * 30, direct_nonpick=[a == "no" for a in direct])
+    assert s.warning is None
+    direct = ["A"] * 19 + ["no"] * 11
+    s = score(direct, ["A"] * 30, direct_nonpick=[a == "no" for a in direct])
+    assert s.warning == "verdict rests on 19 of 30 direct answers (the rest are not picks)"
+
+
+def test_a_family_with_only_non_picks_has_no_answer():
+    s = score(["Butterfly", "", "I can't choose"], ["Monarch"],
+              direct_nonpick=[True, True, True])
+    assert s.top_answer is None and s.reason == "no answer"
+    assert s.label == NON_BIAS and s.n_direct == 0 and s.direct_total == 3
+
+
+def test_a_refused_sample_does_not_mark_its_whole_answer_a_non_pick():
+    # "Sorry, Monarch" is flagged on its own; the other Monarch samples stay picks.
+    s = score(["Monarch", "Monarch", "Monarch"], [], direct_nonpick=[True, False, False])
+    assert (s.dr_hits, s.n_direct) == (2, 2)
+
+
+def test_posterior_survives_huge_sample_counts():
+    probs = label_probabilities(700_000, 700_000, 700_000, 700_000)
+    assert probs[DEEP] == pytest.approx(1.0)
+    probs = label_probabilities(455_000, 700_000, 0, 700_000)
+    assert sum(probs.values()) == pytest.approx(1.0)
