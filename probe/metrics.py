@@ -239,22 +239,31 @@ def score(direct: Sequence[str], framed: Sequence[str],
     )
 
 
-def _sweep_label(dr: float, pi: float, t: float) -> str:
-    # The sweep's rule as the paper states it: Deep on π alone.
-    if pi > t * t:
+SWEEP_RULES = {
+    "probe": "Deep: DR > t and π > t² · Shallow: DR > t and π ≤ t² (the paper's text)",
+    "reference": "Deep: π > t² alone · Shallow: DR > t and π ≤ t² (the released analysis)",
+}
+
+
+def _sweep_label(dr: float, pi: float, t: float, rule: str) -> str:
+    if pi > t * t and (rule == "reference" or dr > t):
         return DEEP
     return SHALLOW if dr > t else NON_BIAS
 
 
 def thresholds_sweep(points: Sequence[tuple[float, float]],
-                     start: float = 0.50, stop: float = 0.86, step: float = 0.02
-                     ) -> list[tuple[float, dict[str, float]]]:
-    """The paper's sensitivity sweep: Deep π > t², Shallow DR > t and π ≤ t²."""
+                     start: float = 0.50, stop: float = 0.86, step: float = 0.01,
+                     rule: str = "probe") -> list[tuple[float, dict[str, float]]]:
+    """The paper's sensitivity sweep: one majority threshold t used twice (DR > t, and
+    π > t² for FR > t), stepped by 0.01 from 0.50 to 0.86 as the released analysis does.
+    ``rule`` picks whether Deep also needs DR > t (probe) or only π > t² (reference)."""
+    if rule not in SWEEP_RULES:
+        raise ValueError(f"unknown sweep rule {rule!r}")
     rows = []
     steps = int(round((stop - start) / step))
     for i in range(steps + 1):
         t = round(start + i * step, 4)
-        counts = Counter(_sweep_label(dr, pi, t) for dr, pi in points)
+        counts = Counter(_sweep_label(dr, pi, t, rule) for dr, pi in points)
         n = len(points) or 1
         rows.append((t, {k: counts[k] / n for k in (DEEP, SHALLOW, NON_BIAS)}))
     return rows

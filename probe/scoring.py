@@ -170,7 +170,7 @@ def responses_from_rows(rows: list[tuple[Path, int, dict]], family: Family) -> l
                 while sidx in direct_seen:
                     sidx += 1
             elif type(sidx) is not int or not 0 <= sidx < 2 ** 31:
-                raise BadInput(f"{where}: 'sample_idx' must be a non-negative integer.")
+                raise BadInput(f"{where}: 'sample_idx' must be an integer (0 or more).")
             if sidx in direct_seen:
                 raise BadInput(f"{where}: sample_idx {sidx} appears again "
                                f"(first at {direct_seen[sidx]}).")
@@ -178,7 +178,7 @@ def responses_from_rows(rows: list[tuple[Path, int, dict]], family: Family) -> l
             direct.append(Response("direct", sidx, text))
             continue
         if type(fidx) is not int or not 0 <= fidx < 2 ** 31:
-            raise BadInput(f"{where}: 'framing_idx' must be a non-negative integer.")
+            raise BadInput(f"{where}: 'framing_idx' must be an integer (0 or more).")
         position = family.framing_index(fidx)
         if position is None:
             raise BadInput(f"{where}: framing_idx {fidx} is out of range: not a framing of "

@@ -103,11 +103,18 @@ def test_custom_thresholds_are_settings():
     assert label(0.7, 0.45, pi_threshold=0.5) == SHALLOW
 
 
-def test_threshold_sweep_matches_the_papers_rule():
-    rows = dict(thresholds_sweep([(1.0, 0.9), (0.7, 0.2), (0.3, 0.3)]))
-    assert rows[0.5] == {DEEP: 2 / 3, SHALLOW: 1 / 3, NON_BIAS: 0.0}
-    assert rows[0.86][DEEP] == pytest.approx(1 / 3)
-    assert rows[0.86][NON_BIAS] == pytest.approx(2 / 3)
+def test_threshold_sweep_steps_by_001_under_either_rule():
+    points = [(1.0, 0.9), (0.7, 0.2), (0.3, 0.3)]
+    probe_rows = dict(thresholds_sweep(points))
+    assert len(probe_rows) == 37 and min(probe_rows) == 0.5 and max(probe_rows) == 0.86
+    assert 0.65 in probe_rows and 0.51 in probe_rows
+    # (0.3, 0.3): π > 0.25 but DR ≤ t — Non-bias by the paper's text, Deep by the released code.
+    assert probe_rows[0.5] == {DEEP: 1 / 3, SHALLOW: 1 / 3, NON_BIAS: 1 / 3}
+    ref_rows = dict(thresholds_sweep(points, rule="reference"))
+    assert ref_rows[0.5] == {DEEP: 2 / 3, SHALLOW: 1 / 3, NON_BIAS: 0.0}
+    for rows in (probe_rows, ref_rows):
+        assert rows[0.86][DEEP] == pytest.approx(1 / 3)
+        assert rows[0.86][NON_BIAS] == pytest.approx(2 / 3)
 
 
 # ------------------------------------------------------------------ non-picks
