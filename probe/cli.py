@@ -340,8 +340,9 @@ def export(run_ids, model, fmt, out, db_path) -> None:
         written = export_to(Store(db_path), db_path, list(run_ids), model,
                             Path(out) if out else None, sys.stdout)
     except BrokenPipeError:
-        # The reader went away (``| head``): nothing more to say, but not a success.
-        sys.stderr.close()
+        # The reader went away (``| head``): say so once; stdout cannot be flushed again.
+        sys.stderr.write("probe: standard output was closed before the export finished.\n")
+        sys.stderr.flush()
         os._exit(1)
     for path, n in written:
         if path is not None:

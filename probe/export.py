@@ -148,7 +148,10 @@ def write_atomic(target: Path, chunks: Iterable[str]) -> None:
 
     from probe.errors import RunFailed
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise RunFailed(f"cannot write {target}: {exc.strerror or exc}.") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             for chunk in chunks:

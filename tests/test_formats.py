@@ -216,3 +216,19 @@ def test_export_names_a_missing_folder_and_keeps_the_release_fields(one_run, iso
     assert rec["framed"]["distribution"][0]["surface_forms"] == [
         {"text": "**Monarch** butterfly.", "count": 1}]
     assert rec["direct"]["distribution"][0]["lemma_keys"] == ["monarch"]
+
+
+def test_export_failures_are_one_sentence(one_run, isolated):
+    # A folder nothing can be created in.
+    out = subprocess.run([sys.executable, "-m", "probe", "export", "--out",
+                          "/proc/probe-export.jsonl"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 1 and out.stderr.startswith("probe: cannot write")
+    assert len(out.stderr.strip().splitlines()) == 1
+    # A reader that closes the pipe at once.
+    proc = subprocess.Popen([sys.executable, "-m", "probe", "export"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err and "standard output was closed" in err
