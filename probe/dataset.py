@@ -65,7 +65,10 @@ def family_name(dataset_id: str, prompt: str) -> str:
     stem = id_stem(dataset_id)
     if len(stem) > 78:
         raise BadInput(f"id {dataset_id[:40]!r}… is too long to name a family file.")
-    slug = _slug(prompt)
+    # The prompt's words name the file, less those the id already says ("color", not
+    # "color-color").
+    id_words = set(re.findall(r"[^\W_]+", dataset_id.casefold()))
+    slug = "-".join(w for w in _slug(prompt).split("-") if w and w not in id_words)
     name = f"{stem}-{slug}" if slug else stem
     return name[:80].rstrip("-. ") if len(name) > 80 else name
 

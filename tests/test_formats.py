@@ -232,3 +232,12 @@ def test_export_failures_are_one_sentence(one_run, isolated):
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 1
     assert "Traceback" not in err and "standard output was closed" in err
+
+
+def test_import_names_files_without_repeating_the_id(isolated):
+    out = _import(isolated, [{"id": "color", "prompt": "Choose a random color"},
+                             {"id": 42, "prompt": "Choose a random type of coffee"}],
+                  _framings("color") + _framings(42))
+    assert out.exit_code == 0, out.output
+    assert sorted(p.name for p in (isolated / "imported").iterdir()) == [
+        "42-type-coffee.toml", "color.toml"]
