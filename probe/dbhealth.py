@@ -10,18 +10,21 @@ import sqlite3
 
 from probe.errors import BadInput, ProbeError, RunFailed
 
-# The columns probe reads and writes, per table, and the migration that creates each.
-EXPECTED = {
-    "families": ("001", ("id", "name", "hash", "direct", "framings", "answers")),
-    "runs": ("001", ("id", "family_id", "family_name", "model", "backend", "settings",
+# The columns probe reads and writes: (migration that adds them, table, columns).
+EXPECTED = [
+    ("001", "families", ("id", "name", "hash", "direct", "framings", "answers")),
+    ("001", "runs", ("id", "family_id", "family_name", "model", "backend", "settings",
                      "status", "error", "created_at", "finished_at")),
-    "samples": ("001", ("run_id", "kind", "idx", "prompt", "response", "answer",
+    ("001", "samples", ("run_id", "kind", "idx", "prompt", "response", "answer",
                         "canonical", "reason", "refusal")),
-    "results": ("001", ("run_id", "top_answer", "dr", "fr", "pi", "label", "n_direct",
+    ("001", "results", ("run_id", "top_answer", "dr", "fr", "pi", "label", "n_direct",
                         "n_framed")),
-    "batches": ("002", ("id", "model", "settings", "families")),
-    "run_leases": ("005", ("run_id", "owner", "pid", "host", "heartbeat")),
-}
+    ("002", "batches", ("id", "model", "settings", "families")),
+    ("002", "runs", ("batch_id",)),
+    ("003", "results", ("direct_total", "framed_total", "rule")),
+    ("003", "families", ("dataset_id", "framing_ids")),
+    ("005", "run_leases", ("run_id", "owner", "pid", "host", "heartbeat")),
+]
 
 
 def check_schema(conn: sqlite3.Connection, path, applied: set[str]) -> None:
@@ -29,7 +32,7 @@ def check_schema(conn: sqlite3.Connection, path, applied: set[str]) -> None:
     migrations created. Reads only."""
     numbers = {name.split("_", 1)[0] for name in applied}
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    for table, (number, columns) in EXPECTED.items():
+    for number, table, columns in EXPECTED:
         if number not in numbers:
             continue
         if table not in tables:
@@ -40,11 +43,6 @@ def check_schema(conn: sqlite3.Connection, path, applied: set[str]) -> None:
         if missing:
             raise BadInput(f"database {path} is damaged: table '{table}' has no column "
                            f"'{missing[0]}'; it was left untouched.")
-    if "002" in numbers and "runs" in tables:
-        have = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
-        if "batch_id" not in have:
-            raise BadInput(f"database {path} is damaged: table 'runs' has no column "
-                           "'batch_id'; it was left untouched.")
 
 
 def db_error(exc: Exception, path, writing: bool) -> ProbeError:
