@@ -114,7 +114,6 @@ class TransformersBackend(Backend):
         from probe.backends.gguf_check import check_gguf
         from probe.paths import cache_dir
 
-        check_gguf(self.path)
 
         stat = self.path.stat()
         key = hashlib.sha256(f"{self.path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
@@ -134,6 +133,7 @@ class TransformersBackend(Backend):
             tok = AutoTokenizer.from_pretrained(str(self.path.parent), gguf_file=self.path.name,
                                                 local_files_only=True)
         except Exception as exc:  # the GGUF loader raises many kinds
+            check_gguf(self.path)          # a damaged file is bad input, exit 2
             raise RunFailed(f"transformers could not read {self.path}: {exc}.") from None
         # An exclusively created folder beside the target: a planted link or folder at a
         # predictable name cannot redirect the write.

@@ -11,6 +11,7 @@ from probe.backends.base import Backend, Completion, ProgressFn, Sampling
 from probe.backends.gguf_check import check_gguf
 from probe.errors import BadInput, RunFailed
 from probe.prompting import PromptStyle
+from probe.reading import open_regular
 
 
 @contextlib.contextmanager
@@ -47,7 +48,9 @@ class LlamaBackend(Backend):
     def load(self, progress: ProgressFn | None = None) -> None:
         if not self.path.is_file():
             raise BadInput(f"model file {self.path} does not exist.")
-        check_gguf(self.path)     # garbage or truncated: one sentence, exit 2
+        with open_regular(self.path, "model file") as fh:
+            if fh.read(4) != b"GGUF":
+                raise BadInput(f"model file {self.path} is not a GGUF file.")
         if progress:
             progress(f"loading {self.path.name}", 0.1)
         import llama_cpp  # heavy: only when a GGUF model is used
@@ -62,6 +65,9 @@ class LlamaBackend(Backend):
                     n_threads=self.n_threads, n_threads_batch=self.n_threads,
                     logits_all=False)
         except (ValueError, RuntimeError, OSError) as exc:
+            # A damaged file is bad input (exit 2), not a failed run: read its header only
+            # now, so a good model pays nothing for the check.
+            check_gguf(self.path)
             raise RunFailed(f"llama.cpp could not load {self.path}: {exc}.") from None
         meta = self.llm.metadata or {}
         self._template = bool(meta.get("tokenizer.chat_template"))
