@@ -224,6 +224,8 @@ def test_devices_and_fifos_are_refused_before_reading(isolated, which, butterfly
         ["run", "butterfly", "--system", str(special), "--model", "nope.gguf"],   # --system
         ["match", "--pairs", str(special)],                                # pairs file
         ["score", "butterfly", "--responses", str(resp), "--db", str(special)],   # database
+        ["import-dataset", "--prompts", str(special), "--framings", str(resp), "--out",
+         str(isolated / "out")],                                           # dataset files
     ]
     for args in commands:
         out = subprocess.run([*PROBE, *args], capture_output=True, text=True, timeout=30)

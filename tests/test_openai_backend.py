@@ -339,3 +339,12 @@ def test_two_huge_server_bodies_cost_bounded_memory(serve, isolated, butterfly_p
                                   server.url, "--model", "m", "--base", "--samples", "2"])
     assert rc == 1 and "larger than" in err, err
     assert peak < 400, f"peak RSS {peak:.0f} MiB"
+
+
+@pytest.mark.parametrize("url", ["http://user:sk-secret-1@127.0.0.1:1",
+                                 "http://127.0.0.1:1/v1?api_key=sk-secret-1"])
+def test_a_base_url_carrying_credentials_is_refused_without_echoing_them(url, butterfly_path):
+    out = subprocess.run([*PROBE, "run", "butterfly", "--backend", "openai", "--base-url", url,
+                          "--model", "m"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "--api-key-env" in out.stderr, out.stderr
+    assert "sk-secret-1" not in out.stderr + out.stdout

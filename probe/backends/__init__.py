@@ -51,9 +51,13 @@ def _file_sha256(path: Path) -> str:
     st = path.stat()
     key = f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}"
     index = cache_dir() / "hashes.json"
+    from probe.reading import read_text
+
     try:
-        known = json.loads(index.read_text())
-    except (OSError, ValueError):
+        known = json.loads(read_text(index, 16 << 20, "hash cache"))
+    except (BadInput, ValueError, RecursionError):
+        known = {}
+    if not isinstance(known, dict):
         known = {}
     if key in known:
         return known[key]

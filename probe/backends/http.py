@@ -72,9 +72,10 @@ class Transport:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise BadInput(f"--base-url must be http:// or https:// and a host "
                            f"(got '{redact(base_url)}').")
-        if parts.username or parts.password:
-            raise BadInput("--base-url must not carry a user name or password; put the key "
-                           "in a variable and pass --api-key-env.")
+        if parts.username or parts.password or parts.query or parts.fragment:
+            # Credentials there would be stored with the run and shown in its name.
+            raise BadInput("--base-url must not carry a user name, password or query "
+                           "(?…); put the key in a variable and pass --api-key-env.")
         self.https = parts.scheme == "https"
         self.host = parts.hostname
         try:
