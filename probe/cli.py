@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -29,6 +30,8 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except ProbeError as err:
             _fail(err)
+        except sqlite3.Error as err:     # a database damaged in a way no check foresaw
+            _fail(ProbeError(f"database error: {err}."))
         except KeyboardInterrupt:
             click.echo("probe: interrupted.", err=True)
             sys.exit(130)

@@ -45,10 +45,17 @@ def check_schema(conn: sqlite3.Connection, path, applied: set[str]) -> None:
                            f"'{missing[0]}'; it was left untouched.")
 
 
+class RefusedWrite(RunFailed, sqlite3.IntegrityError):
+    """The database refused a write (a constraint or a trigger): one sentence for the
+    user, still an ``IntegrityError`` for code that expects one (a duplicate sample)."""
+
+
 def db_error(exc: Exception, path, writing: bool) -> ProbeError:
     """One sentence for an SQLite error."""
     msg = str(exc)
     low = msg.lower()
+    if isinstance(exc, sqlite3.IntegrityError):
+        return RefusedWrite(f"database {path} refused a write ({msg}).")
     if "readonly" in low or "read-only" in low or "attempt to write" in low:
         return BadInput(f"database {path} is read-only; use a writable copy or another "
                         "--db (reading commands work on it as is).")

@@ -18,8 +18,8 @@ MAX_INPUT_BYTES = 1 << 30
 MAX_INPUT_LINES = 10_000_000
 """Lines (blank ones included) read from one JSONL input."""
 
-MAX_FAMILY_BYTES = 4 << 20
-"""A family TOML file: 1,000 framings of 4,000 characters fit with room to spare."""
+MAX_FAMILY_BYTES = 16 << 20
+"""A family TOML file: 1,000 framings of 4,000 characters fit, even in a 3-byte script."""
 
 MAX_SYSTEM_PROMPT_BYTES = 64 << 10
 """A ``--system`` prompt file."""

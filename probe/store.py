@@ -23,7 +23,7 @@ from probe.dbhealth import check_schema, db_error
 from probe.errors import BadInput
 from probe.family import Family
 from probe.limits import MAX_RESPONSE_CHARS
-from probe.reading import clean_text
+from probe.reading import clean_text, shown
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 MIGRATIONS_TABLE = "probe_migrations"
@@ -251,6 +251,29 @@ def _stored_json(text, kind: type, what: str, path: Path):
     return value
 
 
+_RATES = ("dr", "fr", "pi")
+_LABELS = ("deep", "shallow", "non_bias")
+
+
+def _check_result(row: dict, path: Path) -> dict:
+    """A stored result as the analyses expect it, or one sentence naming the bad value
+    (a hand-edited database can hold text where a rate belongs)."""
+    for col in _RATES:
+        v = row.get(col)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+            raise BadInput(f"run {row.get('run_id')} in {path} has a damaged result ({col} = "
+                           f"{shown(repr(v))}); it cannot be used.")
+    for col in ("n_direct", "n_framed"):
+        v = row.get(col)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2 ** 31:
+            raise BadInput(f"run {row.get('run_id')} in {path} has a damaged result ({col} = "
+                           f"{shown(repr(v))}); it cannot be used.")
+    if row.get("label") not in _LABELS:
+        raise BadInput(f"run {row.get('run_id')} in {path} has a damaged result (label = "
+                       f"{shown(repr(row.get('label')))}); it cannot be used.")
+    return row
+
+
 class Store:
     """A probe database. Thread-safe: the app's worker and UI share one."""
 
@@ -333,8 +356,6 @@ class Store:
                         self.db.execute("ROLLBACK")
                     raise
                 self.db.execute("COMMIT")
-            except sqlite3.IntegrityError:
-                raise      # a broken invariant (a duplicate sample) is a bug, not user input
             except sqlite3.Error as exc:
                 if self.db.conn.in_transaction:
                     self.db.conn.rollback()
@@ -480,7 +501,10 @@ class Store:
         if model:
             sql += " AND runs.model LIKE ?"
             params.append(f"%{model}%")
-        return self.query(sql + " ORDER BY runs.family_name, runs.model", params)
+        rows = self.query(sql + " ORDER BY runs.family_name, runs.model", params)
+        for row in rows:
+            _check_result(row, self.path)
+        return rows
 
     def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
         finished = time.time() if status != "running" else None
@@ -534,7 +558,7 @@ class Store:
 
     def result(self, run_id: int) -> dict | None:
         rows = self.query("SELECT * FROM results WHERE run_id = ?", [run_id])
-        return rows[0] if rows else None
+        return _check_result(rows[0], self.path) if rows else None
 
     def last_labels(self) -> dict[tuple[str, str], dict]:
         """The newest finished or cancelled result for each (family, model)."""

@@ -173,7 +173,7 @@ HOSTILE_FAMILIES = {
     "megabyte-alias-clash": ('direct = "x"\nframings = ["a"]\n[answers]\n' + "A = ['"
                              + "z" * 500_000 + "']\nB = ['" + "z" * 500_000 + "']\n",
                              "listed under both"),
-    "over-4-mib": ('direct = "x"\nframings = ["a"]\n# ' + "x" * (5 << 20) + "\n",
+    "over-16-mib": ('direct = "x"\nframings = ["a"]\n# ' + "x" * (17 << 20) + "\n",
                    "larger than the limit"),
 }
 

@@ -447,3 +447,37 @@ def test_a_read_only_database_is_read_but_never_written(isolated):
                          timeout=60)
     assert out.returncode == 2 and "read-only" in out.stderr, out.stderr
     assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize("sql, fragment", [
+    ("UPDATE results SET dr = 'x'", "dr = 'x'"),
+    ("UPDATE results SET pi = 7.5", "pi = 7.5"),
+    ("UPDATE results SET label = 'maybe'", "label = 'maybe'"),
+    ("UPDATE results SET n_direct = 1e300", "n_direct"),
+])
+def test_damaged_stored_results_are_one_sentence_in_every_analysis(isolated, sql, fragment):
+    db = _scored_db(isolated)
+    conn = sqlite3.connect(db)
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+    for args in (["thresholds"], ["compare", "--a", "external", "--b", "external"],
+                 ["report", "--out", str(isolated / "rep")]):
+        out = subprocess.run([*PROBE, *args], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and fragment in out.stderr, (args, out.stderr)
+        assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def test_a_trigger_refusing_writes_fails_the_score_and_leaves_no_running_run(isolated):
+    db = _scored_db(isolated)
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TRIGGER no_samples BEFORE INSERT ON samples "
+                 "BEGIN SELECT RAISE(ABORT, 'samples are frozen'); END")
+    conn.commit()
+    conn.close()
+    out = subprocess.run([*PROBE, "score", "butterfly", "--responses",
+                          str(isolated / "r.jsonl")], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "samples are frozen" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+    statuses = [r["status"] for r in Store(db).runs()]
+    assert "running" not in statuses and statuses.count("failed") == 1
