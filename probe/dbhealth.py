@@ -6,9 +6,15 @@ to it; SQLite's errors (read-only, locked, damaged, full) become one sentence ea
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+from pathlib import Path
 
 from probe.errors import BadInput, ProbeError, RunFailed
+from probe.reading import shown
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # The columns probe reads and writes: (migration that adds them, table, columns).
 EXPECTED = [
@@ -70,3 +76,58 @@ def db_error(exc: Exception, path, writing: bool) -> ProbeError:
         return BadInput(f"database {path} is damaged ({msg}).")
     verb = "written" if writing else "read"
     return RunFailed(f"database {path} could not be {verb}: {msg}.")
+
+
+def check_file(path: Path) -> None:
+    if path.is_dir():
+        raise BadInput(f"database {path} is a folder, not a file.")
+    if path.exists() and not path.is_file():
+        raise BadInput(f"database {path} is not a regular file (a device or pipe).")
+    if path.exists() and path.stat().st_size > 0:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+        if head != SQLITE_MAGIC:
+            raise BadInput(f"database {path} is not an SQLite file; it was left untouched.")
+
+
+def writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def is_row_id(value) -> bool:
+    return isinstance(value, int) and 0 <= value < 2 ** 63
+
+
+def stored_json(text, kind: type, what: str, path: Path):
+    """A JSON column read back, or one sentence saying the row is damaged."""
+    try:
+        value = json.loads(text) if isinstance(text, (str, bytes)) else None
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, kind):
+        raise BadInput(f"{what} in {path} has damaged stored data (not a JSON "
+                       f"{kind.__name__}); it cannot be used.")
+    return value
+
+
+RATES = ("dr", "fr", "pi")
+LABELS = ("deep", "shallow", "non_bias")
+
+
+def check_result(row: dict, path: Path) -> dict:
+    """A stored result as the analyses expect it, or one sentence naming the bad value
+    (a hand-edited database can hold text where a rate belongs)."""
+    for col in RATES:
+        v = row.get(col)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+            raise BadInput(f"run {row.get('run_id')} in {path} has a damaged result ({col} = "
+                           f"{shown(repr(v))}); it cannot be used.")
+    for col in ("n_direct", "n_framed"):
+        v = row.get(col)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2 ** 31:
+            raise BadInput(f"run {row.get('run_id')} in {path} has a damaged result ({col} = "
+                           f"{shown(repr(v))}); it cannot be used.")
+    if row.get("label") not in LABELS:
+        raise BadInput(f"run {row.get('run_id')} in {path} has a damaged result (label = "
+                       f"{shown(repr(row.get('label')))}); it cannot be used.")
+    return row

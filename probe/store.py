@@ -19,13 +19,13 @@ from typing import Callable, Iterator
 
 from sqlite_utils import Database
 
-from probe.dbhealth import check_schema, db_error
+from probe.dbhealth import (SQLITE_MAGIC, check_file, check_result, check_schema,  # noqa: F401
+                            db_error, is_row_id, stored_json, writable)
 from probe.errors import BadInput
 from probe.family import Family
 from probe.limits import MAX_RESPONSE_CHARS
-from probe.reading import clean_text, shown
+from probe.reading import clean_text
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 MIGRATIONS_TABLE = "probe_migrations"
 
 
@@ -219,61 +219,6 @@ class SampleRow:
     latency_ms: float | None
 
 
-def _check_file(path: Path) -> None:
-    if path.is_dir():
-        raise BadInput(f"database {path} is a folder, not a file.")
-    if path.exists() and not path.is_file():
-        raise BadInput(f"database {path} is not a regular file (a device or pipe).")
-    if path.exists() and path.stat().st_size > 0:
-        with open(path, "rb") as fh:
-            head = fh.read(16)
-        if head != SQLITE_MAGIC:
-            raise BadInput(f"database {path} is not an SQLite file; it was left untouched.")
-
-
-def _writable(path: Path) -> bool:
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-
-
-def _is_row_id(value) -> bool:
-    return isinstance(value, int) and 0 <= value < 2 ** 63
-
-
-def _stored_json(text, kind: type, what: str, path: Path):
-    """A JSON column read back, or one sentence saying the row is damaged."""
-    try:
-        value = json.loads(text) if isinstance(text, (str, bytes)) else None
-    except (ValueError, RecursionError):
-        value = None
-    if not isinstance(value, kind):
-        raise BadInput(f"{what} in {path} has damaged stored data (not a JSON "
-                       f"{kind.__name__}); it cannot be used.")
-    return value
-
-
-_RATES = ("dr", "fr", "pi")
-_LABELS = ("deep", "shallow", "non_bias")
-
-
-def _check_result(row: dict, path: Path) -> dict:
-    """A stored result as the analyses expect it, or one sentence naming the bad value
-    (a hand-edited database can hold text where a rate belongs)."""
-    for col in _RATES:
-        v = row.get(col)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
-            raise BadInput(f"run {row.get('run_id')} in {path} has a damaged result ({col} = "
-                           f"{shown(repr(v))}); it cannot be used.")
-    for col in ("n_direct", "n_framed"):
-        v = row.get(col)
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2 ** 31:
-            raise BadInput(f"run {row.get('run_id')} in {path} has a damaged result ({col} = "
-                           f"{shown(repr(v))}); it cannot be used.")
-    if row.get("label") not in _LABELS:
-        raise BadInput(f"run {row.get('run_id')} in {path} has a damaged result (label = "
-                       f"{shown(repr(row.get('label')))}); it cannot be used.")
-    return row
-
-
 class Store:
     """A probe database. Thread-safe: the app's worker and UI share one."""
 
@@ -281,7 +226,7 @@ class Store:
         self.path = Path(path) if path is not None else default_db_path()
         memory = str(self.path) == ":memory:"
         if not memory:
-            _check_file(self.path)
+            check_file(self.path)
             if not self.path.parent.exists():
                 raise BadInput(f"database folder {self.path.parent} does not exist.")
             if not self.path.parent.is_dir():
@@ -289,7 +234,7 @@ class Store:
         existed = not memory and self.path.exists() and self.path.stat().st_size > 0
         # A database we may not write is opened read-only: reading commands still work,
         # and nothing (not even the journal mode) is changed.
-        self.read_only = existed and not _writable(self.path)
+        self.read_only = existed and not writable(self.path)
         if not memory and not existed and not os.access(self.path.parent, os.W_OK):
             raise BadInput(f"database folder {self.path.parent} is not writable.")
         try:
@@ -399,9 +344,9 @@ class Store:
         if not rows:
             raise BadInput(f"no family with id {family_id} in {self.path}.")
         r = rows[0]
-        framings = _stored_json(r["framings"], list, f"family {family_id}", self.path)
-        answers = _stored_json(r["answers"], dict, f"family {family_id}", self.path)
-        framing_ids = _stored_json(r["framing_ids"], list, f"family {family_id}", self.path) \
+        framings = stored_json(r["framings"], list, f"family {family_id}", self.path)
+        answers = stored_json(r["answers"], dict, f"family {family_id}", self.path)
+        framing_ids = stored_json(r["framing_ids"], list, f"family {family_id}", self.path) \
             if r.get("framing_ids") else None
         fam = Family(name=r["name"], direct=r["direct"], framings=framings, answers=answers,
                      dataset_id=r.get("dataset_id"), framing_ids=framing_ids)
@@ -439,11 +384,11 @@ class Store:
 
     def run(self, run_id: int) -> RunRow:
         rows = self.query("SELECT * FROM runs WHERE id = ?", [run_id]) \
-            if _is_row_id(run_id) else []
+            if is_row_id(run_id) else []
         if not rows:
             raise BadInput(f"no run {run_id} in {self.path}.")
         r = rows[0]
-        r["settings"] = _stored_json(r["settings"], dict, f"run {run_id}", self.path)
+        r["settings"] = stored_json(r["settings"], dict, f"run {run_id}", self.path)
         known = {f for f in RunRow.__dataclass_fields__}
         return RunRow(**{k: v for k, v in r.items() if k in known})
 
@@ -472,12 +417,12 @@ class Store:
 
     def batch(self, batch_id: int) -> dict:
         rows = self.query("SELECT * FROM batches WHERE id = ?", [batch_id]) \
-            if _is_row_id(batch_id) else []
+            if is_row_id(batch_id) else []
         if not rows:
             raise BadInput(f"no batch {batch_id} in {self.path}.")
         row = rows[0]
-        row["settings"] = _stored_json(row["settings"], dict, f"batch {batch_id}", self.path)
-        row["families"] = _stored_json(row["families"], list, f"batch {batch_id}", self.path)
+        row["settings"] = stored_json(row["settings"], dict, f"batch {batch_id}", self.path)
+        row["families"] = stored_json(row["families"], list, f"batch {batch_id}", self.path)
         if not isinstance(row["settings"].get("run"), dict):
             raise BadInput(f"batch {batch_id} in {self.path} has damaged settings.")
         return row
@@ -503,7 +448,7 @@ class Store:
             params.append(f"%{model}%")
         rows = self.query(sql + " ORDER BY runs.family_name, runs.model", params)
         for row in rows:
-            _check_result(row, self.path)
+            check_result(row, self.path)
         return rows
 
     def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
@@ -558,7 +503,7 @@ class Store:
 
     def result(self, run_id: int) -> dict | None:
         rows = self.query("SELECT * FROM results WHERE run_id = ?", [run_id])
-        return _check_result(rows[0], self.path) if rows else None
+        return check_result(rows[0], self.path) if rows else None
 
     def last_labels(self) -> dict[tuple[str, str], dict]:
         """The newest finished or cancelled result for each (family, model)."""
