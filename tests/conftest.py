@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+# Test data travels with the repository: a fresh clone passes on its own.
+DATA = ROOT / "tests" / "data"
+SHARED = DATA   # older name, kept for callers
 FAMILIES = ROOT / "families"
 
 

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from conftest import SHARED
+from conftest import DATA
 from probe.matching import Canonicalizer, extract, is_refusal, normalise, same_answer
 
-PAIRS = [json.loads(line) for line in (SHARED / "matching_pairs.jsonl").read_text().splitlines()
+PAIRS = [json.loads(line) for line in (DATA / "matching_pairs.jsonl").read_text().splitlines()
          if line.strip()]
 
 
