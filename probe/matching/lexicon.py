@@ -1,0 +1,143 @@
+"""What the matcher knows about English words and places, from real word lists.
+
+Word frequencies (wordfreq) decide whether a spelling is a misspelling, lemmas come from
+lemminflect's dictionary, British → American spellings from breame, and countries and
+their subdivisions from pycountry. Each list loads on first use, so importing the matcher
+(and `probe --help`) stays instant.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+# Frequencies are Zipf values: 3 is once per million words, 0 means never seen.
+# A typo needs its rarer side below RARE and the other side at least GAP more frequent:
+# "Capuccino" (1.0) vs "Cappuccino" (2.9) is a typo; "Karin" (3.0) vs "Karen" (4.1) is not.
+RARE = 2.5
+GAP = 1.0
+
+
+def strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@lru_cache(maxsize=65536)
+def frequency(word: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en")
+
+
+def is_misspelling_of(rare: str, common: str) -> bool:
+    """Evidence that ``rare`` is a misspelling: it is rare and the other form is not."""
+    fr, fc = frequency(rare), frequency(common)
+    if fr > fc:
+        fr, fc = fc, fr
+    return fr < RARE and fc - fr >= GAP
+
+
+# Irregular forms the lemma dictionary lacks.
+_IRREGULAR = {"oxen": "ox", "doughnut": "donut", "doughnuts": "donut"}
+
+
+@lru_cache(maxsize=65536)
+def lemma(word: str) -> str:
+    """The dictionary lemma of a noun ("mice" → "mouse"); a gerund's verb ("running" → "run").
+
+    Words outside the dictionary (names, places) stay as they are, so "Rome" is never "ROM";
+    a plural of an unknown word loses its "s" only when the singular is the commoner word.
+    """
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if len(word) <= 2 or not word.isalpha():
+        return word
+    from lemminflect import getLemma
+
+    nouns = getLemma(word, "NOUN", lemmatize_oov=False)
+    if word.endswith("ing") and len(word) > 5:
+        verbs = getLemma(word, "VERB", lemmatize_oov=False)
+        if verbs and (not nouns or nouns == (word,)):
+            return verbs[0]
+    if nouns:
+        return word if word in nouns else min(nouns, key=lambda w: (len(w), w))
+    if (word.endswith("s") and not word.endswith(("ss", "us", "is", "ous")) and len(word) > 4
+            and frequency(word[:-1]) > frequency(word)):
+        return word[:-1]
+    return word
+
+
+@lru_cache(maxsize=1)
+def _british() -> dict[str, str]:
+    from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
+
+    return BRITISH_ENGLISH_SPELLINGS
+
+
+def american(word: str) -> str:
+    """The American spelling of a British one ("colour" → "color"), else the word."""
+    return _british().get(word, word)
+
+
+# ------------------------------------------------------------------- places
+
+_EXTRA_PLACES = {"uk", "u k", "usa", "us", "u s", "america", "england", "scotland", "wales",
+                 "northern ireland", "britain", "great britain", "europe", "asia", "africa",
+                 "oceania", "north america", "south america", "latin america", "middle east"}
+# Languages whose country names count as the country ("Brasil" is Brazil).
+_ENDONYM_LANGUAGES = ["de", "es", "fr", "it", "pt", "nl", "sv", "pl", "tr", "id"]
+
+
+def _fold(text: str) -> str:
+    return " ".join(strip_accents(text).casefold().replace("-", " ").replace(".", " ").split())
+
+
+@lru_cache(maxsize=1)
+def places() -> frozenset[str]:
+    """Countries, their subdivisions, and US/Canadian/Australian state codes, folded."""
+    import pycountry
+
+    out = set(_EXTRA_PLACES)
+    for c in pycountry.countries:
+        for attr in ("name", "common_name", "official_name"):
+            if getattr(c, attr, None):
+                out.add(_fold(getattr(c, attr)))
+        out.add(c.alpha_3.casefold())
+    for s in pycountry.subdivisions:
+        out.add(_fold(s.name))
+        if s.country_code in ("US", "CA", "AU"):
+            out.add(s.code.split("-")[1].casefold())
+    return frozenset(out)
+
+
+def is_place(text: str) -> bool:
+    return _fold(text) in places()
+
+
+@lru_cache(maxsize=1)
+def _endonyms() -> dict[str, str]:
+    import gettext
+
+    import pycountry
+
+    english = {_fold(c.name) for c in pycountry.countries}
+    out: dict[str, str] = {}
+    for lang in _ENDONYM_LANGUAGES:
+        try:
+            tr = gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[lang])
+        except OSError:
+            continue
+        for c in pycountry.countries:
+            name, local = _fold(getattr(c, "common_name", None) or c.name), _fold(tr.gettext(c.name))
+            # A local name that is also an English word or another country stays itself:
+            # German "Island" is not Iceland.
+            if (local != name and local not in english and "," not in name
+                    and frequency(local) < 3.5):
+                out.setdefault(local, name)
+    return out
+
+
+def country_in_english(folded: str) -> str:
+    """A country's English name for its name in another language, else the text."""
+    return _endonyms().get(folded, folded)
