@@ -122,7 +122,7 @@ def score(family: str, responses_path: str, as_json: bool, model: str, no_save: 
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON verdict.")
 def match(answers: tuple[str, ...], prompt: str, pairs_path: str | None, as_json: bool) -> None:
     """Are answers A and B the same answer? And why."""
-    from probe.matching import same_answer
+    from probe.matching import same_answer, why_different
 
     if pairs_path:
         if answers:
@@ -137,7 +137,8 @@ def match(answers: tuple[str, ...], prompt: str, pairs_path: str | None, as_json
         click.echo(json.dumps({"a": a, "b": b, "prompt": prompt, "same": same,
                                "reason": reason}, ensure_ascii=False))
     else:
-        click.echo(f"{'same' if same else 'different'} ({reason})")
+        click.echo(f"same answer ({reason})" if same else
+                   f"different answers: {why_different(a, b, prompt)}")
 
 
 def _match_pairs(path: Path) -> None:

@@ -19,7 +19,8 @@ MAX_LINE = 300
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,256}\x07")
 _BRACE = re.compile(r"\{([^{}]*)\}")
 _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
-_LIST_MARK = re.compile(r"^(?:[-•>]|\d+[.)])\s")
+# A list's first item ("1. Monarch"); "7. It is lovely." is the answer 7.
+_LIST_MARK = re.compile(r"^(?:[-•>]|1[.)])\s")
 QUOTES = "\"'“”‘’«»„`"
 
 # Words that open a reply without being the answer ("Sure!", "Hmm,", "Definitely"). Those

@@ -61,7 +61,8 @@ def lemma(word: str) -> str:
         if verbs and (not nouns or nouns == (word,)):
             return verbs[0]
     if nouns:
-        return word if word in nouns else min(nouns, key=lambda w: (len(w), w))
+        # Two readings ("movies": movie or movies): the singular, the commoner case.
+        return min(nouns, key=lambda w: (len(w), w))
     if (word.endswith("s") and not word.endswith(("ss", "us", "is", "ous")) and len(word) > 4
             and frequency(word[:-1]) > frequency(word)):
         return word[:-1]

@@ -97,8 +97,11 @@ def is_refusal(response: str | None) -> bool:
 
 # ------------------------------------------------------- family-generic words
 
+# Verbs that open a prompt ("Name a random city": "name" is the verb, not the category).
+_IMPERATIVES = {"choose", "pick", "name", "select", "give", "tell", "list", "suggest",
+                "recommend", "say", "think"}
 _STOPWORDS = {
-    "choose", "pick", "name", "select", "give", "tell", "me", "random", "randomly", "any", "one",
+    "choose", "pick", "select", "give", "tell", "me", "random", "randomly", "any", "one",
     "a", "an", "the", "of", "to", "for", "from", "in", "on", "at", "between", "and", "or",
     "with", "your", "you", "my", "some", "single", "just", "please", "what", "which", "is",
     "are", "that", "this", "it", "be", "can", "could", "would", "should", "do", "visit",
@@ -125,7 +128,10 @@ _ALWAYS_GENERIC = {"type", "kind", "sort", "variety", "species", "random", "popu
 @lru_cache(maxsize=4096)
 def generic_words(prompt: str) -> frozenset[str]:
     """Words that only restate a family's category, as comparison keys."""
-    words = {w for w in normalise(prompt or "") if w not in _STOPWORDS and not w.isdigit()}
+    key = list(normalise(prompt or ""))
+    while key and key[0] in _IMPERATIVES:
+        key.pop(0)
+    words = {w for w in key if w not in _STOPWORDS and not w.isdigit()}
     for raw in re.findall(r"[a-z]+", (prompt or "").casefold()):
         for syn in _SYNONYMS.get(raw, []):
             words.update(normalise(syn))
