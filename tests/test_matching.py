@@ -183,7 +183,7 @@ def test_sequels_and_roman_numerals(a, b, same):
     ("Doughnut", "Donut", True, "exact"), ("Theatre", "Theater", True, "exact"),
     ("Rome, Italy", "Rome", True, "place"), ("Austin, TX", "Austin", True, "place"),
     ("Springfield, Illinois", "Springfield, Missouri", False, "different"),
-    ("Brasil", "Brazil", True, "exact"),
+    ("Brasil", "Brazil", True, "exact"), ("Granada", "Grenada", False, "different"),
     ("Blue bird", "Bluebird", True, "compound"), ("Drum 'n' bass", "Drum and bass", True, "exact"),
     ("Rock n roll", "Rock and roll", True, "exact"),
     ("Rolls Royce", "Rolls-Royce", True, "exact"),

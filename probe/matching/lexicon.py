@@ -123,6 +123,8 @@ def _endonyms() -> dict[str, str]:
     import pycountry
 
     english = {_fold(c.name) for c in pycountry.countries}
+    # Places of their own: Spanish "Granada" is Grenada, but Granada is also a Spanish city.
+    subdivisions = {_fold(s.name) for s in pycountry.subdivisions}
     out: dict[str, str] = {}
     for lang in _ENDONYM_LANGUAGES:
         try:
@@ -131,9 +133,10 @@ def _endonyms() -> dict[str, str]:
             continue
         for c in pycountry.countries:
             name, local = _fold(getattr(c, "common_name", None) or c.name), _fold(tr.gettext(c.name))
-            # A local name that is also an English word or another country stays itself:
-            # German "Island" is not Iceland.
-            if (local != name and local not in english and "," not in name
+            # A local name that is also an English word, another country or a place of its
+            # own stays itself: German "Island" is not Iceland.
+            if (local != name and local not in english and local not in subdivisions
+                    and "," not in name
                     and frequency(local) < 3.5):
                 out.setdefault(local, name)
     return out
