@@ -183,12 +183,16 @@ def test_sequels_and_roman_numerals(a, b, same):
     ("Doughnut", "Donut", True, "exact"), ("Theatre", "Theater", True, "exact"),
     ("Rome, Italy", "Rome", True, "place"), ("Austin, TX", "Austin", True, "place"),
     ("Springfield, Illinois", "Springfield, Missouri", False, "different"),
+    ("Austin, TX", "Austin, Texas", True, "exact"), ("London, England", "London, UK", True, "place"),
+    ("Paris, Texas", "Paris, France", False, "different"),
     ("Brasil", "Brazil", True, "exact"), ("Granada", "Grenada", False, "different"),
     ("Blue bird", "Bluebird", True, "compound"), ("Drum 'n' bass", "Drum and bass", True, "exact"),
     ("Rock n roll", "Rock and roll", True, "exact"),
     ("Rolls Royce", "Rolls-Royce", True, "exact"),
     ("Indian elephant", "Elephant", True, "qualifier"), ("Sea lion", "Lion", False, "different"),
     ("Snow leopard", "Leopard", False, "different"),
+    ("North Korea", "Korea", False, "different"), ("South Africa", "Africa", False, "different"),
+    ("West Virginia", "Virginia", False, "different"),
     ("1.5", "15", False, "different"), ("42", "420", False, "different"),
 ])
 def test_general_rules_with_their_reasons(a, b, same, reason):

@@ -112,6 +112,12 @@ class AnswerSet:
                 bucket.append(i)
         return i
 
+    def _lookup(self, key: Key) -> int | None:
+        if key in self.index:
+            return self.index[key]
+        folded = rules.fold(key, self.generic)
+        return self._by_fold.get(folded) if folded else None
+
     # ------------------------------------------------------------ resolve
     def _resolve(self) -> list[int]:
         """Final cluster of every key: union-find roots plus one-way qualifier attaches."""
@@ -122,12 +128,11 @@ class AnswerSet:
         for i, key in enumerate(self.keys):
             if key[0] == _NONPICK:
                 continue
-            pointed = rules.base_of(key)
+            pointed = rules.bases_of(key)
             if not pointed:
                 continue
-            base, kind = pointed
-            folded = rules.fold(base, self.generic)
-            j = self.index.get(base, self._by_fold.get(folded) if folded else None)
+            bases, kind = pointed
+            j = next((j for j in (self._lookup(b) for b in bases) if j is not None), None)
             if j is None or roots[j] == roots[i]:
                 continue
             sources[roots[j]].add(roots[i])

@@ -83,37 +83,41 @@ def american(word: str) -> str:
 
 # ------------------------------------------------------------------- places
 
-_EXTRA_PLACES = {"uk", "u k", "usa", "us", "u s", "america", "england", "scotland", "wales",
-                 "northern ireland", "britain", "great britain", "europe", "asia", "africa",
-                 "oceania", "north america", "south america", "latin america", "middle east"}
+# Names pycountry does not hold, as the ids of the places they name.
+_EXTRA_PLACES = {"uk": "GB", "britain": "GB", "great britain": "GB", "usa": "US", "us": "US",
+                 "america": "US", "united states": "US", "united states of america": "US"}
+_CONTINENTS = ["europe", "asia", "africa", "oceania", "north america", "south america",
+               "latin america", "middle east", "antarctica"]
 # Languages whose country names count as the country ("Brasil" is Brazil).
 _ENDONYM_LANGUAGES = ["de", "es", "fr", "it", "pt", "nl", "sv", "pl", "tr", "id"]
 
 
 def _fold(text: str) -> str:
-    return " ".join(strip_accents(text).casefold().replace("-", " ").replace(".", " ").split())
+    return " ".join(strip_accents(text).casefold().replace("-", " ").replace(".", "").split())
 
 
 @lru_cache(maxsize=1)
-def places() -> frozenset[str]:
-    """Countries, their subdivisions, and US/Canadian/Australian state codes, folded."""
+def _place_ids() -> dict[str, str]:
+    """Folded place names → ids: ISO country codes ("US") and subdivision codes ("US-TX")."""
     import pycountry
 
-    out = set(_EXTRA_PLACES)
+    out = dict(_EXTRA_PLACES)
+    out.update({c: "@" + c for c in _CONTINENTS})
     for c in pycountry.countries:
         for attr in ("name", "common_name", "official_name"):
             if getattr(c, attr, None):
-                out.add(_fold(getattr(c, attr)))
-        out.add(c.alpha_3.casefold())
-    for s in pycountry.subdivisions:
-        out.add(_fold(s.name))
-        if s.country_code in ("US", "CA", "AU"):
-            out.add(s.code.split("-")[1].casefold())
-    return frozenset(out)
+                out.setdefault(_fold(getattr(c, attr)), c.alpha_2)
+        out.setdefault(c.alpha_3.casefold(), c.alpha_2)
+    for sub in pycountry.subdivisions:
+        out.setdefault(_fold(sub.name), sub.code)
+        if sub.country_code in ("US", "CA", "AU"):
+            out.setdefault(sub.code.split("-")[1].casefold(), sub.code)
+    return out
 
 
-def is_place(text: str) -> bool:
-    return _fold(text) in places()
+def place_id(text: str) -> str | None:
+    """The id of the country or subdivision ``text`` names: "Texas" and "TX" → "US-TX"."""
+    return _place_ids().get(_fold(text))
 
 
 @lru_cache(maxsize=1)

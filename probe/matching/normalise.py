@@ -4,8 +4,9 @@ Unicode NFKC, accents and case folded, a leading article dropped (only when word
 "A" and "Vitamin A" keep their letter), "&" and "'n'" as "and", hyphens as spaces, number
 words and roman numerals after a word as digits ("Rocky IV" → rocky 4), British spellings
 as American, each word to its dictionary lemma, a country's foreign name as its English
-one. A place qualifier after a comma ("Springfield, Illinois") becomes a final "@illinois"
-word, so the cluster step can compare the place itself and its qualifier apart.
+one. A place qualifier after a comma ("Springfield, Illinois") becomes a final word naming the
+place's ISO code ("@us-il"; "Austin, TX" and "Austin, Texas" both "@us-tx"), so the cluster
+step can compare the place itself and its qualifier apart.
 """
 
 from __future__ import annotations
@@ -83,10 +84,12 @@ def _word(w: str) -> str:
 
 
 def _qualifier(text: str) -> tuple[str, str]:
-    """Split "Rome, Italy" into ("Rome", "italy") when the part after the comma is a place."""
+    """Split "Rome, Italy" into ("Rome", "@it") when the part after the comma is a place."""
     head, sep, tail = text.rpartition(",")
-    if sep and head.strip() and tail.strip() and len(tail) < 60 and lexicon.is_place(tail):
-        return head, "@" + "".join(lexicon.strip_accents(tail).casefold().split())
+    if sep and head.strip() and tail.strip() and len(tail) < 60:
+        place = lexicon.place_id(tail)
+        if place:
+            return head, "@" + place.casefold()
     return text, ""
 
 

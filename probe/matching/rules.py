@@ -9,7 +9,8 @@ Symmetric rules (an answer and its variant are one answer, whoever came first):
   start alike, and word frequencies say one side is a misspelling ("Capuccino") — two real
   words ("Karen"/"Karin", "Austin"/"Austen") or any number are never typos.
 Directed rules, applied only when they point one way (see cluster.py):
-- place: "Rome, Italy" is "Rome" unless "Rome" also has another qualifier;
+- place: "Rome, Italy" is "Rome" unless "Rome" also has another qualifier, and "Austin, TX"
+  is "Austin, USA";
 - qualifier: "Indian elephant" is "Elephant" for a geographic or size qualifier that
   names a kind of the same animal — "Sea lion" is not a lion.
 """
@@ -109,12 +110,16 @@ def is_typo(a: Key, b: Key) -> bool:
     return bool(pair) and close_spelling(*pair) and lexicon.is_misspelling_of(*pair)
 
 
-def base_of(key: Key) -> tuple[Key, str] | None:
-    """The key a qualified key points at: ("rome", "@italy") → ("rome",), "place"."""
+def bases_of(key: Key) -> tuple[list[Key], str] | None:
+    """The keys a qualified key points at, nearest first: ("austin", "@us-tx") → Austin, USA,
+    then Austin ("place"); ("indian", "elephant") → Elephant ("qualifier")."""
     if len(key) >= 2 and key[-1].startswith("@"):
-        return key[:-1], "place"
-    if len(key) >= 2 and key[0] in QUALIFIERS and not has_digit(key):
-        return key[1:], "qualifier"
+        head, place = key[:-1], key[-1]
+        wider = [head + (place.split("-")[0],)] if "-" in place else []
+        return wider + [head], "place"
+    if len(key) >= 2 and key[0] in QUALIFIERS and not has_digit(key) \
+            and not lexicon.place_id(" ".join(key)):     # North Korea is not Korea
+        return [key[1:]], "qualifier"
     return None
 
 
