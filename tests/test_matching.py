@@ -259,3 +259,18 @@ def test_extraction_of_hostile_text_is_quick(text):
     Canonicalizer("Choose a random popular butterfly").add(text)
     # Quadratic extraction took 20–54 s on these; linear takes milliseconds.
     assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("prompt, text", [("Which is better, cats or dogs?", "Cats"),
+                                          ("Tea or coffee?", "Coffee."),
+                                          ("Should I say yes or no?", "Yes"),
+                                          ("Both, neither or either?", "Both"),
+                                          ("Pick one: red, green, or blue.", "green")])
+def test_an_option_the_prompt_lists_is_a_pick_not_an_echo_or_refusal(prompt, text):
+    m = Canonicalizer(prompt).add(text)
+    assert (m.nonpick, m.refusal) == ("", False)
+
+
+def test_non_choice_words_are_refusals_when_the_prompt_does_not_offer_them():
+    assert Canonicalizer("Choose a random popular butterfly").add("Yes").nonpick == "refusal"
+    assert Canonicalizer("Cats or dogs?").add("Neither").nonpick == "refusal"

@@ -19,7 +19,7 @@ from typing import Sequence
 
 from probe.matching import rules
 from probe.matching.extract import extract
-from probe.matching.nonpick import EMPTY, REFUSAL, classify, generic_words
+from probe.matching.nonpick import EMPTY, REFUSAL, classify, generic_words, prompt_options
 from probe.matching.normalise import normalise
 
 Key = tuple[str, ...]
@@ -186,9 +186,10 @@ class AnswerSet:
         self._names = None
 
 
-def _key_of(response: str | None, answer: str, generic: frozenset[str]) -> tuple[Key, str]:
+def _key_of(response: str | None, answer: str, generic: frozenset[str],
+            options: frozenset[str]) -> tuple[Key, str]:
     key = normalise(answer) if answer else ()
-    kind = classify(response, answer, key, generic)
+    kind = classify(response, answer, key, generic, options)
     if kind and key:
         key = (_NONPICK, kind) + key
     return key, kind
@@ -199,13 +200,14 @@ class Canonicalizer:
 
     def __init__(self, prompt: str = "", answers: dict[str, list[str]] | None = None):
         self.generic = generic_words(prompt)
+        self.options = prompt_options(prompt)
         self.answers = answers or {}
         self.set = AnswerSet(self.generic, answers)
 
     def add(self, response: str | None, *, extracted: str | None = None) -> Match:
         """Place one response; later calls see it as an answer already seen."""
         answer = extract(response) if extracted is None else extracted
-        key, kind = _key_of(response, answer, self.generic)
+        key, kind = _key_of(response, answer, self.generic, self.options)
         if not key:
             return Match(answer="", canonical="", reason="empty", refusal=kind == REFUSAL,
                          nonpick=kind or EMPTY)
@@ -233,12 +235,12 @@ class Canonicalizer:
 def cluster_answers(responses: Sequence[str | None], prompt: str = "",
                     answers: dict[str, list[str]] | None = None) -> list[Match]:
     """Match a whole set of responses at once; the result does not depend on their order."""
-    generic = generic_words(prompt)
+    generic, options = generic_words(prompt), prompt_options(prompt)
     seen: dict[str | None, tuple[str, Key, str]] = {}
     for r in responses:
         if r not in seen:
             answer = extract(r)
-            seen[r] = (answer, *_key_of(r, answer, generic))
+            seen[r] = (answer, *_key_of(r, answer, generic, options))
     counts: Counter = Counter(seen[r][1] for r in responses if seen[r][1])
     aset = AnswerSet(generic, answers)
     for key in sorted(counts, key=lambda k: (-counts[k], k)):

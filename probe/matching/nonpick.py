@@ -125,9 +125,32 @@ _SYNONYMS = {
 _ALWAYS_GENERIC = {"type", "kind", "sort", "variety", "species", "random", "popular"}
 
 
+_OR = re.compile(r"\b(?:or|vs|versus)\b")
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+@lru_cache(maxsize=4096)
+def prompt_options(prompt: str) -> frozenset[str]:
+    """The options a prompt lists itself ("Tea or coffee?", "cats, dogs, or birds", "yes or
+    no"), folded: answering one of them is a pick, never an echo or a refusal. Each piece of
+    an "or" list gives its first and last one to three words; taking a few words too many
+    ("which is better") only keeps them out of the generic words."""
+    options: set[str] = set()
+    for clause in re.split(r"[?.!:;()]", (prompt or "").casefold()):
+        if not _OR.search(clause):
+            continue
+        for piece in re.split(r",|\b(?:or|vs|versus)\b", clause):
+            words = _WORD.findall(piece)
+            for n in range(1, min(3, len(words)) + 1):
+                options.add(" ".join(words[:n]))
+                options.add(" ".join(words[-n:]))
+    return frozenset(_folded(o) for o in options if o)
+
+
 @lru_cache(maxsize=4096)
 def generic_words(prompt: str) -> frozenset[str]:
-    """Words that only restate a family's category, as comparison keys."""
+    """Words that only restate a family's category, as comparison keys; never the options
+    the prompt lists ("Tea or coffee?": neither word is generic)."""
     key = list(normalise(prompt or ""))
     while key and key[0] in _IMPERATIVES:
         key.pop(0)
@@ -137,6 +160,8 @@ def generic_words(prompt: str) -> frozenset[str]:
             words.update(normalise(syn))
     for w in _ALWAYS_GENERIC:
         words.update(normalise(w))
+    for option in prompt_options(prompt or ""):
+        words.difference_update(normalise(option))
     return frozenset(words)
 
 
@@ -146,8 +171,10 @@ def is_echo(key: tuple[str, ...], generic: frozenset[str]) -> bool:
 
 
 def classify(response: str | None, answer: str, key: tuple[str, ...],
-             generic: frozenset[str]) -> str:
+             generic: frozenset[str], options: frozenset[str] = frozenset()) -> str:
     """'' for a pick, else 'empty', 'refusal' or 'echo'."""
+    if options and _folded(answer) in options:
+        return ""                 # "Both" is a pick when the prompt offers "both"
     if refuses(response, answer):
         return REFUSAL
     if not key:
