@@ -11,10 +11,10 @@ from probe.matching.cluster import (AnswerSet, Canonicalizer, Match, cluster_ans
                                     same_answer, why_different)
 from probe.matching.extract import extract
 from probe.matching.nonpick import (ECHO, EMPTY, REFUSAL, classify, generic_words, is_echo,
-                                    is_refusal)
+                                    is_refusal, prompt_options)
 from probe.matching.normalise import normalise
 from probe.matching.rules import is_typo
 
 __all__ = ["AnswerSet", "Canonicalizer", "Match", "cluster_answers", "same_answer",
            "why_different", "extract", "ECHO", "EMPTY", "REFUSAL", "classify",
-           "generic_words", "is_echo", "is_refusal", "normalise", "is_typo"]
+           "generic_words", "is_echo", "is_refusal", "prompt_options", "normalise", "is_typo"]

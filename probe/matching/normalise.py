@@ -79,8 +79,8 @@ def roman_value(word: str) -> int | None:
 
 
 def _word(w: str) -> str:
-    w = lexicon.american(w)
-    return lexicon.lemma(w)
+    # Spelling both sides of the lemma: "programming" lemmatises to British "programme".
+    return lexicon.american(lexicon.lemma(lexicon.american(w)))
 
 
 def _qualifier(text: str) -> tuple[str, str]:
