@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# Test data travels with the repository: a fresh clone passes on its own.
-DATA = ROOT / "tests" / "data"
-SHARED = DATA   # older name, kept for callers
+DATA = ROOT / "tests" / "data"   # copies of ../shared/data: a clone alone must pass
 FAMILIES = ROOT / "families"
 
 
