@@ -63,6 +63,8 @@ _EXPLAIN = re.compile(
 
 def _drop_brackets(text: str) -> str:
     """Remove "(…)" and "[…]" asides in one pass; an unclosed one ends the answer."""
+    if "(" not in text and "[" not in text:
+        return text
     out: list[str] = []
     depth, closer = 0, ""
     for ch in text:
@@ -116,7 +118,8 @@ def extract(response: str | None) -> str:
         if _MARKUP.sub("", candidate).strip():
             line = candidate
             break
-    line = "".join(ch if unicodedata.category(ch)[0] != "C" else " " for ch in line)
+    if not line.isprintable():
+        line = "".join(ch if unicodedata.category(ch)[0] != "C" else " " for ch in line)
     line = " ".join(line.split())
     line = _LIST_MARK.sub("", line)
     line = " ".join(_MARKUP.sub("", line).split())

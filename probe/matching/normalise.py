@@ -124,5 +124,8 @@ def normalise(answer: str) -> tuple[str, ...]:
     return tuple(out) + ((qualifier,) if qualifier else ())
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def has_digit(key: tuple[str, ...]) -> bool:
-    return any(ch.isdigit() for w in key for ch in w)
+    return bool(_DIGIT.search(" ".join(key)))
