@@ -18,6 +18,13 @@ def test_agreement_with_labelled_pairs_is_at_least_95_percent():
     assert agree / len(pairs) >= 0.95, f"{agree}/{len(pairs)}"
 
 
+def test_agreement_with_pairs_written_before_the_rules_is_at_least_90_percent():
+    # tests/data/heldout_pairs.jsonl was written before the matcher's rules and not tuned on.
+    pairs = _pairs("heldout_pairs.jsonl")
+    agree = sum(same_answer(p["a"], p["b"], p["prompt"])[0] == p["same"] for p in pairs)
+    assert agree / len(pairs) >= 0.90, f"{agree}/{len(pairs)}"
+
+
 def test_no_two_different_numbers_are_ever_merged():
     numbers = ["1", "3", "4", "7", "9", "15", "17", "37", "42", "50", "68", "73", "86", "99",
                "100", "420", "4200", "14", "41", "24"]
@@ -50,6 +57,8 @@ def test_no_two_different_numbers_are_ever_merged():
     ("Okay, how about jazz?", "jazz"),
     ("The answer is 8", "8"),
     ("7. It is lovely.", "7"),
+    ("That's a tough one! I'll go with Monarch.", "Monarch"),
+    ("Good question. Monarch", "Monarch"),
     ("Great Dane", "Great Dane"),
     ("Nice, France", "Nice, France"),
     ("The One Ring", "The One Ring"),
@@ -214,7 +223,7 @@ def test_a_bare_name_between_two_qualified_ones_joins_neither():
                                   "It depends", "Personal preference", "Up to you",
                                   "As an AI, I have no favourite.", "{your_choice}", "[answer]",
                                   "<option>", "I can't choose.", "I'm sorry, I cannot pick one.",
-                                  "No preference"])
+                                  "No preference", "I'm not sure.", "Impossible to choose!"])
 def test_refusals_are_non_picks(text):
     m = Canonicalizer("Choose a random city").add(text)
     assert m.nonpick == "refusal" and m.refusal, text

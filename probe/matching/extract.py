@@ -27,7 +27,9 @@ QUOTES = "\"'“”‘’«»„`"
 # that could start an answer ("Great Dane") count only when punctuation follows them.
 _FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|sure|alright|all right|great|well|yes|yeah|oh|of course|certainly|"
-    r"absolutely|good question|great question|fun question)[,!.:;…-]+ ?"
+    r"absolutely|interesting|(?:that's|that’s|that is|what) an? (?:tough|hard|great|good|fun|"
+    r"difficult|interesting|nice) (?:one|question|choice)|(?:tough|good|great|fun) (?:one|question)"
+    r")[,!.:;…-]+ ?"
     r"|(?:hmm+|um+|uh+|sure thing|definitely|probably|maybe|perhaps|honestly|i think|i guess|"
     r"i suppose|i believe|let me think|let me see)(?:[,!.:;…-]+ ?| (?=\S)))",
     re.I,

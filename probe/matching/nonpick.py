@@ -48,6 +48,7 @@ _NON_CHOICE_OPENINGS = (
     "neither is", "both are", "all are", "it is subjective", "its subjective",
     "this is subjective", "that is subjective", "its a matter of", "it is a matter of",
     "this is a personal", "its up to", "it is up to", "thats up to", "the choice depends",
+    "im not sure", "i am not sure", "not sure", "impossible to", "too many to", "hard to pick",
     "the answer depends", "i prefer not", "i would rather not", "id rather not",
 )
 # A refusal anywhere near the start of the response, whatever the answer extracted.
