@@ -160,7 +160,7 @@ def test_a_differing_short_word_or_two_real_words_are_not_a_typo(a, b, prompt):
 
 
 @pytest.mark.parametrize("a, b", [("San Francisco", "San Fransisco"), ("Turquoise", "Turqoise"),
-                                  ("Lamborghini", "Lamborgini")])
+                                  ("Lamborghini", "Lamborgini"), ("Xylocopa", "Xylocpa")])
 def test_a_misspelling_of_one_word_still_merges_as_a_typo(a, b):
     assert same_answer(a, b, "Choose a random thing") == (True, "typo")
 

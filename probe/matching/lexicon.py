@@ -32,11 +32,18 @@ def frequency(word: str) -> float:
     return zipf_frequency(word, "en")
 
 
+# Two long words no word list knows, one edit apart, are one word spelled two ways:
+# "Xylocopa" / "Xylocpa". Shorter unknown words may be different names.
+UNKNOWN_LONG = 8
+
+
 def is_misspelling_of(rare: str, common: str) -> bool:
     """Evidence that ``rare`` is a misspelling: it is rare and the other form is not."""
     fr, fc = frequency(rare), frequency(common)
     if fr > fc:
         fr, fc = fc, fr
+    if fc == 0.0:
+        return max(len(rare), len(common)) >= UNKNOWN_LONG
     return fr < RARE and fc - fr >= GAP
 
 
