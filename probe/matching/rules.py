@@ -6,7 +6,8 @@ Symmetric rules (an answer and its variant are one answer, whoever came first):
   butterfly" = "Monarch" for a butterfly question);
 - compound: the same letters written apart or together ("blue bird" = "bluebird");
 - typo: one word differs by one edit (two from 12 letters), both words have 5+ letters,
-  start alike, and word frequencies say one side is a misspelling ("Capuccino") — two real
+  start alike, and word frequencies say one side is a misspelling ("Capuccino"), or both are
+  long words no list knows ("Xylocopa"/"Xylocpa") — two real
   words ("Karen"/"Karin", "Austin"/"Austen") or any number are never typos.
 Directed rules, applied only when they point one way (see cluster.py):
 - place: "Rome, Italy" is "Rome" unless "Rome" also has another qualifier, and "Austin, TX"
