@@ -101,6 +101,11 @@ def test_family_aliases_come_first():
     assert canon.add("monarch").canonical == "Monarch"
 
 
+def test_a_declared_answer_without_words_is_ignored():
+    canon = Canonicalizer("Choose a random popular butterfly", {"!!!": ["?"], "Monarch": []})
+    assert canon.add("monarch").canonical == "Monarch"
+
+
 def test_new_forms_are_named_by_their_most_frequent_surface_form():
     canon = Canonicalizer("Choose a random popular butterfly")
     first = canon.add("blue morpho")

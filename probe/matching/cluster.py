@@ -56,6 +56,8 @@ class AnswerSet:
         self._attached: dict[int, str] = {}
         self._names: dict[int, str] | None = None
         for canonical, aliases in (answers or {}).items():
+            if not normalise(canonical):
+                continue          # "!!!" names nothing an answer could match
             i = self.add(normalise(canonical))
             self.how[i] = "exact"
             self.fixed[self.find(i)] = canonical
