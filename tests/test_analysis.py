@@ -1,4 +1,4 @@
-"""The paper's formats and analyses: import-dataset, export, compare, thresholds, report,
+"""The paper's formats and analyses: import-dataset, export, compare, thresholds,
 and batch sweeps (real default model) with resume."""
 
 from __future__ import annotations
@@ -129,17 +129,6 @@ def test_thresholds_table(two_models):
     assert [round(r["t"], 2) for r in rows][:2] == [0.5, 0.52] and rows[-1]["t"] == 0.86
     assert all(abs(r["deep"] + r["shallow"] + r["non_bias"] - 1) < 1e-9 for r in rows)
     assert "t²" in cli_run("thresholds").output
-
-
-def test_report_writes_charts_and_one_html_page(two_models, isolated):
-    out = cli_run("report", "--out", str(isolated / "rep"))
-    assert out.exit_code == 0
-    names = {p.name for p in (isolated / "rep").iterdir()}
-    assert names == {"breakdown.svg", "breakdown.png", "scatter.svg", "scatter.png",
-                     "report.html"}
-    page = (isolated / "rep" / "report.html").read_text()
-    assert "<svg" in page and "1847229-popular-butterfly" in page
-    assert (isolated / "rep" / "scatter.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_breakdown_percentages():
