@@ -12,7 +12,7 @@ from textual.message import Message
 from textual_plotext import PlotextPlot
 
 from probe.charts.data import LABELS, Thresholds
-from probe.metrics import DEEP, LABEL_TEXT, NON_BIAS, SHALLOW
+from probe.metrics import DEEP, NON_BIAS, SHALLOW
 
 UNIT_TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1.0]
 UNIT_LABELS = ["0", "0.2", "0.4", "0.6", "0.8", "1.0"]
@@ -105,13 +105,16 @@ class BreakdownPlot(PlotextPlot):
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
-        models = list(by_model)
+        # Horizontal, so model names are y labels: plotext places x labels in an order
+        # that depends on Python's hash seed, which made the picture differ between runs.
+        models = list(by_model)[::-1]                  # the first model on top
         if models:
-            names = [f"{m[:14]} ({by_model[m]['n']})" for m in models]
-            plt.multiple_bar(names, [[by_model[m][k] for m in models] for k in LABELS],
-                             labels=[LABEL_TEXT[k] for k in LABELS],
-                             color=[RGB[k] for k in LABELS])
-            plt.ylim(0, 100)
-            plt.yticks([0, 20, 40, 60, 80, 100])
+            names = [f"{m[:16]} ({by_model[m]['n']})" for m in models]
+            # Deep on top of each group; the colours are the screen's legend line's.
+            order = LABELS[::-1]
+            plt.multiple_bar(names, [[by_model[m][k] for m in models] for k in order],
+                             color=[RGB[k] for k in order], orientation="horizontal")
+            plt.xlim(0, 100)
+            plt.xticks([0, 20, 40, 60, 80, 100])
         plt.title("Bias types per model (%)")
         self.refresh()

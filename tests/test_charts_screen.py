@@ -30,6 +30,20 @@ async def open_charts(app, pilot):
     await pilot.pause(0.1)
 
 
+def on_charts(isolated, check, size=(100, 30), runs=True):
+    """Open the charts screen over the two-model database (or an empty one) and ``check``."""
+    if runs:
+        build_two_models(isolated)
+
+    async def go():
+        app = charts_app(isolated)
+        async with app.run_test(size=size) as pilot:
+            await open_charts(app, pilot)
+            await check(app, pilot, app.screen)
+
+    run(go())
+
+
 def text_of(screen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
@@ -39,111 +53,84 @@ def plot_text(screen) -> str:
 
 
 def test_scatter_fills_80x24_with_unit_ticks_and_every_point(isolated):
-    build_two_models(isolated)
+    async def check(app, pilot, screen):
+        plot = screen.query_one(ScatterPlot)
+        assert plot.size.width == 80 and plot.size.height >= 16
+        lines = plot_text(screen).splitlines()
+        assert len(lines) == plot.size.height
+        y_ticks = [line.split("┤")[0].strip() for line in lines if "┤" in line]
+        assert y_ticks == ["1.0", "0.8", "0.6", "0.4", "0.2", "0"]
+        x_ticks = next(line for line in lines if "0.2" in line and "0.4" in line).split()
+        assert x_ticks == ["0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+        assert len(plot.rows) == N_RUNS
+        legend = text_of(screen, "#charts-legend")
+        assert all(word in legend for word in ("Deep", "Shallow", "Non-bias",
+                                           "DR = 0.65", "π = 0.40"))
+        status = text_of(screen, "#charts-status")
+        assert f"{N_RUNS} families" in status and "Deep 4 50%" in status
 
-    async def go():
-        app = charts_app(isolated)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await open_charts(app, pilot)
-            screen = app.screen
-            plot = screen.query_one(ScatterPlot)
-            assert plot.size.width == 80 and plot.size.height >= 16
-            lines = plot_text(screen).splitlines()
-            assert len(lines) == plot.size.height
-            y_ticks = [line.split("┤")[0].strip() for line in lines if "┤" in line]
-            assert y_ticks == ["1.0", "0.8", "0.6", "0.4", "0.2", "0"]
-            x_ticks = next(line for line in lines if "0.2" in line and "0.4" in line).split()
-            assert x_ticks == ["0", "0.2", "0.4", "0.6", "0.8", "1.0"]
-            assert len(plot.rows) == N_RUNS
-            legend = text_of(screen, "#charts-legend")
-            assert all(word in legend for word in ("Deep", "Shallow", "Non-bias",
-                                                   "DR = 0.65", "π = 0.40"))
-            status = text_of(screen, "#charts-status")
-            assert f"{N_RUNS} families" in status and "Deep 4 50%" in status
-
-    run(go())
+    on_charts(isolated, check, size=(80, 24))
 
 
 def test_arrows_walk_the_points_and_enter_opens_the_run_read_only(isolated):
-    build_two_models(isolated)
+    async def check(app, pilot, screen):
+        by_dr = sorted(screen.rows, key=lambda r: (r["dr"], r["fr"]))
+        assert screen.current() == by_dr[0]
+        assert by_dr[0]["family_name"] in text_of(screen, "#charts-point")
+        await pilot.press("right", "right")
+        assert screen.current() == by_dr[2]
+        await pilot.press("left")
+        assert screen.current() == by_dr[1]
+        top = max(screen.rows, key=lambda r: (r["fr"], r["dr"]))
+        for _ in range(N_RUNS):
+            await pilot.press("up")
+        assert screen.current() == top
+        point = text_of(screen, "#charts-point")
+        assert top["family_name"] in point and f"FR {top['fr']:.2f}" in point
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+        assert app.screen.run_id == top["run_id"] and app.screen.read_only
+        await pilot.press("escape")
+        assert isinstance(app.screen, ChartsScreen) and screen.current() == top
 
-    async def go():
-        app = charts_app(isolated)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await open_charts(app, pilot)
-            screen = app.screen
-            by_dr = sorted(screen.rows, key=lambda r: (r["dr"], r["fr"]))
-            assert screen.current() == by_dr[0]
-            assert by_dr[0]["family_name"] in text_of(screen, "#charts-point")
-            await pilot.press("right", "right")
-            assert screen.current() == by_dr[2]
-            await pilot.press("left")
-            assert screen.current() == by_dr[1]
-            top = max(screen.rows, key=lambda r: (r["fr"], r["dr"]))
-            for _ in range(N_RUNS):
-                await pilot.press("up")
-            assert screen.current() == top
-            point = text_of(screen, "#charts-point")
-            assert top["family_name"] in point and f"FR {top['fr']:.2f}" in point
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
-            assert app.screen.run_id == top["run_id"] and app.screen.read_only
-            await pilot.press("escape")
-            assert isinstance(app.screen, ChartsScreen) and screen.current() == top
-
-    run(go())
+    on_charts(isolated, check)
 
 
 def test_a_click_selects_the_nearest_point(isolated):
-    build_two_models(isolated)
+    async def check(app, pilot, screen):
+        plot = screen.query_one(ScatterPlot)
+        target = next(r for r in screen.rows if r["family_name"] == "gemstone")
+        top, left, bottom, right = plot._frame
+        col = left + 1 + round(target["dr"] * (right - left - 2))
+        row = top + 1 + round((1 - target["fr"]) * (bottom - top - 2))
+        await pilot.click(ScatterPlot, offset=(col, row))
+        await pilot.pause()
+        assert screen.current() == target
 
-    async def go():
-        app = charts_app(isolated)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await open_charts(app, pilot)
-            screen = app.screen
-            plot = screen.query_one(ScatterPlot)
-            target = next(r for r in screen.rows if r["family_name"] == "gemstone")
-            top, left, bottom, right = plot._frame
-            col = left + 1 + round(target["dr"] * (right - left - 2))
-            row = top + 1 + round((1 - target["fr"]) * (bottom - top - 2))
-            await pilot.click(ScatterPlot, offset=(col, row))
-            await pilot.pause()
-            assert screen.current() == target
-
-    run(go())
+    on_charts(isolated, check)
 
 
 def test_model_filter_cycles_through_the_models(isolated):
-    build_two_models(isolated)
+    async def check(app, pilot, screen):
+        await pilot.press("m")
+        assert {r["model"] for r in screen.rows} == {MODEL_A}
+        assert MODEL_A in text_of(screen, "#charts-status")
+        await pilot.press("m")
+        assert {r["model"] for r in screen.rows} == {MODEL_B}
+        assert {r["family_name"] for r in screen.rows} == set(RUNS[MODEL_B])
+        await pilot.press("m")
+        assert len(screen.rows) == N_RUNS
 
-    async def go():
-        app = charts_app(isolated)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await open_charts(app, pilot)
-            screen = app.screen
-            await pilot.press("m")
-            assert {r["model"] for r in screen.rows} == {MODEL_A}
-            assert MODEL_A in text_of(screen, "#charts-status")
-            await pilot.press("m")
-            assert {r["model"] for r in screen.rows} == {MODEL_B}
-            assert {r["family_name"] for r in screen.rows} == set(RUNS[MODEL_B])
-            await pilot.press("m")
-            assert len(screen.rows) == N_RUNS
-
-    run(go())
+    on_charts(isolated, check)
 
 
 def test_an_empty_database_says_what_to_do(isolated):
-    async def go():
-        app = charts_app(isolated)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await open_charts(app, pilot)
-            assert "no finished runs yet" in text_of(app.screen, "#charts-status")
-            await pilot.press("right", "enter")
-            assert isinstance(app.screen, ChartsScreen)
+    async def check(app, pilot, screen):
+        assert "no finished runs yet" in text_of(screen, "#charts-status")
+        await pilot.press("right", "enter")
+        assert isinstance(app.screen, ChartsScreen)
 
-    run(go())
+    on_charts(isolated, check, size=(80, 24), runs=False)
 
 
 def snapshot_app(isolated):
