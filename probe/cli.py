@@ -327,7 +327,8 @@ def export(run_ids, fmt, out, db_path) -> None:
               help="Draw the answer distributions of this run instead (even a partial one).")
 @click.option("--a", "model_a", default=None, metavar="MODEL",
               help="With --b: agreement of top answers by π bin of B.")
-@click.option("--b", "model_b", default=None, metavar="MODEL")
+@click.option("--b", "model_b", default=None, metavar="MODEL",
+              help="With --a: the second model; the π bins use its runs.")
 @click.option("--annotate", is_flag=True, help="Write family names beside the scatter's points.")
 @_db_option
 def report(out, models, formats, dpi, family, run_id, model_a, model_b, annotate,
