@@ -78,6 +78,8 @@ def test_report_writes_five_figures_in_three_formats_and_one_offline_page(two_mo
     table = page[page.index('<section id="families">'):]
     assert table.count("<tr>") == 1 + sum(len(runs) for runs in RUNS.values())
     assert "gemstone" in table and MODEL_B in table and "Monarch" in table
+    # gemma's butterflies: a refusal and an empty direct answer, two echoed framed ones.
+    assert '<td class="num">28 of 30 / 28 of 30</td>' in table
 
 
 def test_report_options_choose_formats_and_figures(two_models, isolated):

@@ -9,7 +9,8 @@ from typing import Sequence
 
 from probe.batch import breakdown
 from probe.errors import BadInput
-from probe.metrics import DEEP, DR_THRESHOLD, NON_BIAS, PI_THRESHOLD, SHALLOW, thresholds_sweep
+from probe.metrics import DEEP, DR_THRESHOLD, NON_BIAS, PI_THRESHOLD, SHALLOW, distribution, \
+    thresholds_sweep
 from probe.store import Store
 
 LABELS = (DEEP, SHALLOW, NON_BIAS)
@@ -119,30 +120,22 @@ class RunAnswers:
         return {"run_id": self.run_id, "family_name": self.family, "model": self.model,
                 "status": self.status, "top_answer": self.top_answer, "dr": self.dr,
                 "fr": self.fr, "pi": self.pi, "label": self.label, "n_direct": self.n_direct,
-                "n_framed": self.n_framed}
+                "n_framed": self.n_framed,
+                "direct_total": sum(b.count for b in self.direct),
+                "framed_total": sum(b.count for b in self.framed)}
 
 
 def answer_bars(samples: Sequence, kind: str, limit: int = OTHER_LIMIT) -> list[Bar]:
-    """The answers of one side by count (ties: first seen), non-picks last and apart."""
-    picks: Counter = Counter()
-    nonpicks: Counter = Counter()
-    for s in samples:
-        if s.kind != kind:
-            continue
-        if not s.canonical:
-            nonpicks["(empty)"] += 1
-        elif s.refusal:
-            nonpicks[s.canonical] += 1
-        else:
-            picks[s.canonical] += 1
-    # Counter keeps first-seen order, and most_common's sort is stable: ties stay in it.
-    ordered = picks.most_common()
-    bars = [Bar(a, c) for a, c in ordered[:limit]]
-    rest = ordered[limit:]
+    """The answers of one side as the run view counts them (`probe.metrics.distribution`):
+    picks by count, then the non-picks (a sample's refusal flag, or an empty answer)."""
+    side = [s for s in samples if s.kind == kind]
+    counted = distribution([s.canonical for s in side], nonpick=[s.refusal for s in side])
+    picks = [ac for ac in counted if not ac.refusal]
+    bars = [Bar(ac.answer, ac.count) for ac in picks[:limit]]
+    rest = picks[limit:]
     if rest:
-        bars.append(Bar(f"other ({len(rest)} answers)", sum(c for _, c in rest)))
-    bars += [Bar(a, c, nonpick=True) for a, c in nonpicks.most_common()]
-    return bars
+        bars.append(Bar(f"other ({len(rest)} answers)", sum(ac.count for ac in rest)))
+    return bars + [Bar(ac.answer, ac.count, nonpick=True) for ac in counted if ac.refusal]
 
 
 def _run_answers(store: Store, run_id: int) -> RunAnswers:

@@ -36,9 +36,15 @@ class PageFigure:
     svg: str
 
 
+def _n(row: dict, side: str) -> str:
+    """Picks, and the samples they came from when non-picks were set aside."""
+    picks, total = row[f"n_{side}"], row.get(f"{side}_total")
+    return f"{picks} of {total}" if total and total != picks else str(picks)
+
+
 def _table(rows: Sequence[dict]) -> str:
     head = ("<tr><th>family</th><th>model</th><th>DR</th><th>FR</th><th>π</th><th>label</th>"
-            "<th>top answer</th><th>n (direct / framed)</th></tr>")
+            "<th>top answer</th><th>n picks (direct / framed)</th></tr>")
     body = []
     for r in rows:
         label = LABEL_TEXT.get(r["label"], r["label"])
@@ -49,7 +55,7 @@ def _table(rows: Sequence[dict]) -> str:
                  f"<td>{html.escape(str(r['model']))}</td>",
                  *(f'<td class="num">{r[k]:.2f}</td>' for k in ("dr", "fr", "pi")),
                  f"<td>{html.escape(label)}</td>", f"<td>{html.escape(str(top))}</td>",
-                 f'<td class="num">{r["n_direct"]} / {r["n_framed"]}</td>']
+                 f'<td class="num">{_n(r, "direct")} / {_n(r, "framed")}</td>']
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table>{head}\n" + "\n".join(body) + "</table>"
 
