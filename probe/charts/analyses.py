@@ -9,7 +9,7 @@ from matplotlib.lines import Line2D
 
 from probe.charts.data import LABELS, Sweep
 from probe.charts.style import COLOURS, THRESHOLD, TOP, new_figure, short, styled
-from probe.metrics import DR_THRESHOLD, LABEL_TEXT
+from probe.metrics import DR_THRESHOLD, LABEL_TEXT, SWEEP_RULES
 
 @styled
 def agreement_figure(result: dict) -> Figure:
@@ -38,8 +38,8 @@ def agreement_figure(result: dict) -> Figure:
 
 @styled
 def sweep_figure(sweeps: dict[str, Sweep], dr_threshold: float = DR_THRESHOLD) -> Figure:
-    """Share of families per label as the threshold t moves (Deep: π > t², Shallow:
-    DR > t and π ≤ t²): one panel per model, one colour per label."""
+    """Share of families per label as the threshold t moves (`probe thresholds`, the
+    paper's text's rule): one panel per model, one colour per label."""
     cols = min(len(sweeps), 3)
     rows = -(-len(sweeps) // cols)
     fig = new_figure(2.2 + 3.6 * cols, 0.6 + 3.4 * rows)
@@ -58,8 +58,7 @@ def sweep_figure(sweeps: dict[str, Sweep], dr_threshold: float = DR_THRESHOLD) -
         ax.set_axis_off()
     for ax in axes[::cols]:
         ax.set_ylabel("families (%)")
-    fig.suptitle("Threshold sensitivity (Deep: π > t², Shallow: DR > t and π ≤ t², "
-                 "Non-bias: the rest)")
+    fig.suptitle(f"Threshold sensitivity — {SWEEP_RULES['probe']}", fontsize=10)
     handles = [Line2D([], [], color=COLOURS[k], lw=1.5, label=LABEL_TEXT[k]) for k in LABELS]
     handles.append(Line2D([], [], color=THRESHOLD, ls="--", lw=1,
                           label=f"t = {dr_threshold:.2f} (DR threshold)"))

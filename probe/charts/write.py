@@ -105,7 +105,8 @@ def _figures(store: Store, req: ReportRequest, rows: list[dict], report: Report)
         report.notes.append("agreement by π bin left out: give --a MODEL --b MODEL.")
     out.append(("thresholds", "Threshold sensitivity",
                 "The sweep `probe thresholds` prints: as t goes from 0.50 to 0.86, the share "
-                "of families with π > t² (Deep), DR > t and π ≤ t² (Shallow), and the rest.",
+                "of families that are Deep (DR > t and π > t²), Shallow (DR > t and π ≤ t²) "
+                "and Non-bias (the rest).",
                 sweep_figure(data.sweep_by_model(rows), t.dr), None))
     return out
 
