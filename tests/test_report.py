@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -13,7 +14,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from chart_data import MODEL_A, MODEL_B, RUNS, build_two_models
+from chart_data import MODEL_A, MODEL_B, RUNS, build_two_models, score
+from conftest import FAMILIES
 from probe.cli import cli
 from probe.family import load
 from probe.metrics import score as score_answers
@@ -155,7 +157,7 @@ def test_scatter_svg_annotates_family_names_only_when_asked(two_models, isolated
 
 def test_scatter_thresholds_come_from_the_runs_settings(isolated):
     store = Store(isolated / "probe.db")
-    fam = load(__import__("conftest").FAMILIES / "tea.toml")
+    fam = load(FAMILIES / "tea.toml")
     run_id = store.create_run(fam, "m", "fake", {"dr_threshold": 0.7, "pi_threshold": 0.5}, 0)
     store.save_result(run_id, score_answers(["Green"] * 3, ["Green"] * 2, dr_threshold=0.7,
                                             pi_threshold=0.5))
@@ -263,3 +265,15 @@ def test_threshold_sweep_lines_are_what_probe_thresholds_prints(two_models):
             line = lines[f"sweep-{key}-{m_idx}"]
             assert list(line.get_xdata()) == [row["t"] for row in printed]
             assert list(line.get_ydata()) == pytest.approx([100 * row[key] for row in printed])
+
+
+def test_dollar_signs_in_answers_and_model_names_print_as_written(isolated):
+    shutil.copy(FAMILIES / "number.toml", isolated / "families" / "number.toml")
+    score(isolated, "number", ["$5 bill"] * 8 + [r"$\frac{"] * 2, ["$5 bill", "$x$"], "m$1$")
+    out = isolated / "r"
+    result = cli_run("report", "--out", str(out), "--family", "number", "--format", "svg",
+                     "--annotate")
+    assert result.exit_code == 0, result.output
+    labels = svg_texts(out / "answers.svg")
+    assert "$5 bill" in labels and r"$\frac{" in labels and "$x$" in labels
+    assert any("m$1$" in t for t in svg_texts(out / "breakdown.svg"))

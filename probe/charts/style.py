@@ -29,6 +29,9 @@ RC = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "svg.fonttype": "none",        # text stays text: searchable, and tests can read it
+    # Answers and model names are model output: "$5 bill" or "$\\frac{" must print as
+    # written, never go to mathtext (which raises on what it cannot parse).
+    "text.parse_math": False,
     "hatch.color": "#6E6E6E",
 }
 
