@@ -109,7 +109,9 @@ class BreakdownPlot(PlotextPlot):
         # that depends on Python's hash seed, which made the picture differ between runs.
         models = list(by_model)[::-1]                  # the first model on top
         if models:
-            names = [f"{m[:16]} ({by_model[m]['n']})" for m in models]
+            # plotext's output is read back as ANSI: a name's own escapes must not style it.
+            names = [f"{''.join(c for c in m if c.isprintable())[:16]} ({by_model[m]['n']})"
+                     for m in models]
             # Deep on top of each group; the colours are the screen's legend line's.
             order = LABELS[::-1]
             plt.multiple_bar(names, [[by_model[m][k] for m in models] for k in order],
