@@ -4,13 +4,16 @@ or the mouse and open its run. Snapshots at 80×24 and 160×45."""
 
 from __future__ import annotations
 
+import shutil
+
 from textual.widgets import Static
 
-from chart_data import MODEL_A, MODEL_B, RUNS, build_two_models
+from chart_data import MODEL_A, MODEL_B, RUNS, build_two_models, score
+from conftest import FAMILIES
 from probe.backends.fake import FakeBackend
 from screens.app import make_app
 from screens.charts import ChartsScreen
-from screens.chart_plots import ScatterPlot
+from screens.chart_plots import BreakdownPlot, ScatterPlot
 from screens.run_view import RunScreen
 from test_app import run, wait_until
 
@@ -131,6 +134,17 @@ def test_an_empty_database_says_what_to_do(isolated):
         assert isinstance(app.screen, ChartsScreen)
 
     on_charts(isolated, check, size=(80, 24), runs=False)
+
+
+def test_a_model_name_cannot_style_the_breakdown(isolated):
+    shutil.copy(FAMILIES / "tea.toml", isolated / "families" / "tea.toml")
+    score(isolated, "tea", ["Green"] * 3, ["Green"] * 2, "\x1b[31mred")
+
+    async def check(app, pilot, screen):
+        plain = screen.query_one(BreakdownPlot).render().plain
+        assert "[31mred (1)" in plain
+
+    on_charts(isolated, check, size=(160, 45), runs=False)
 
 
 def snapshot_app(isolated):
