@@ -53,6 +53,16 @@ def points(ax) -> list[tuple[float, float]]:
     return [tuple(xy) for c in ax.collections for xy in c.get_offsets()]
 
 
+def cancelled_run(store: Store, family_path, model: str) -> int:
+    """A run stopped after one direct sample ("Mint"): partial, with a result."""
+    run_id = store.create_run(load(family_path), model, "fake", {}, 0)
+    store.add_sample(SampleRow(run_id, "direct", 0, "p", "Mint", "Mint", "Mint", "new",
+                               False, None, None))
+    store.save_result(run_id, score_answers(["Mint"], []))
+    store.set_status(run_id, "cancelled")
+    return run_id
+
+
 # ------------------------------------------------------------------------ files and page
 
 def test_report_writes_five_figures_in_three_formats_and_one_offline_page(two_models,
@@ -172,12 +182,7 @@ def test_cancelled_runs_stay_out_unless_asked_for(two_models, isolated):
 
     before = {(r["family_name"], r["model"]): (r["dr"], r["fr"])
               for r in data.chart_rows(two_models)}
-    fam = load(isolated / "families" / "tea.toml")
-    run_id = two_models.create_run(fam, MODEL_A, "fake", {}, 0)
-    two_models.add_sample(SampleRow(run_id, "direct", 0, "p", "Mint", "Mint", "Mint", "new",
-                                    False, None, None))
-    two_models.save_result(run_id, score_answers(["Mint"], []))
-    two_models.set_status(run_id, "cancelled")
+    run_id = cancelled_run(two_models, isolated / "families" / "tea.toml", MODEL_A)
     after = {(r["family_name"], r["model"]): (r["dr"], r["fr"])
              for r in data.chart_rows(two_models)}
     assert after == before
@@ -277,3 +282,33 @@ def test_dollar_signs_in_answers_and_model_names_print_as_written(isolated):
     labels = svg_texts(out / "answers.svg")
     assert "$5 bill" in labels and r"$\frac{" in labels and "$x$" in labels
     assert any("m$1$" in t for t in svg_texts(out / "breakdown.svg"))
+
+
+def test_a_family_without_a_finished_run_points_to_the_run_there_is(isolated):
+    run_id = cancelled_run(Store(isolated / "probe.db"), FAMILIES / "tea.toml", "m")
+    result = cli_run("report", "--out", str(isolated / "r"), "--family", "tea")
+    assert result.exit_code == 2
+    assert f"run {run_id} is cancelled: draw it with --run {run_id}" in result.output
+
+
+def test_many_answers_share_one_other_bar_and_non_picks_stay_apart():
+    from probe.charts.data import OTHER_LIMIT, answer_bars
+
+    answers = [f"answer {i}" for i in range(OTHER_LIMIT + 3)] + ["answer 0", "", "nope"]
+    samples = [SampleRow(1, "framed", i, "p", a, a, a, "new", a == "nope", None, None)
+               for i, a in enumerate(answers)]
+    bars = answer_bars(samples, "framed")
+    assert bars[0].answer == "answer 0" and bars[0].count == 2
+    assert [b.answer for b in bars[OTHER_LIMIT:]] == ["other (3 answers)", "(empty)", "nope"]
+    assert [b.nonpick for b in bars[OTHER_LIMIT:]] == [False, True, True]
+    assert sum(b.count for b in bars) == len(answers)
+    assert answer_bars(samples, "direct") == []
+
+
+def test_only_a_cancelled_run_still_draws_its_answers(isolated):
+    run_id = cancelled_run(Store(isolated / "probe.db"), FAMILIES / "tea.toml", "m")
+    out = isolated / "r"
+    result = cli_run("report", "--out", str(out), "--run", str(run_id), "--format", "svg")
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in out.iterdir()} == {"answers.svg", "report.html"}
+    assert "no finished runs" in result.output

@@ -160,6 +160,10 @@ def family_answers(store: Store, family: str | None, models: Sequence[str] = (),
         return [answers]
     rows = [r for r in chart_rows(store, models) if r["family_name"] == family]
     if not rows:
+        others = store.runs(family=family, limit=1)
+        hint = (f" (run {others[0]['id']} is {others[0]['status']}: draw it with --run "
+                f"{others[0]['id']})") if others else ""
         raise BadInput(f"no finished run of family '{family}'"
-                       + (f" for a model matching {', '.join(models)}." if models else "."))
+                       + (f" for a model matching {', '.join(models)}" if models else "")
+                       + hint + ".")
     return [_run_answers(store, r["run_id"]) for r in rows]

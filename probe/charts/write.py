@@ -68,33 +68,36 @@ def _save(fig, name: str, svg: str, req: ReportRequest) -> list[Path]:
     return paths
 
 
-def _figures(store: Store, req: ReportRequest, rows: list[dict], report: Report) -> list:
-    """(name, title, caption, figure) for each figure the request and the runs allow."""
+def _answers(store: Store, req: ReportRequest, report: Report) -> list:
+    from probe.charts.answers import answers_figure
+
+    if not req.family and req.run_id is None:
+        report.notes.append("answer distributions left out: give --family NAME (or --run ID).")
+        return []
+    runs = data.family_answers(store, req.family, req.models, req.run_id)
+    return [("answers", f"Answer distributions: {runs[0].family}",
+             "Direct and framed answers of each run; the direct top answer is dark blue on "
+             "both sides; non-picks (refusals, echoes of the question, empty responses) are "
+             "grey, hatched and marked ⊘, and count in neither DR nor FR.",
+             answers_figure(runs[0].family, runs), runs)]
+
+
+def _summaries(store: Store, req: ReportRequest, rows: list[dict], report: Report) -> list:
+    """(name, title, caption, figure, runs) for each figure over all the finished runs."""
     from probe.analysis import compare_models
     from probe.charts.analyses import agreement_figure, sweep_figure
-    from probe.charts.answers import answers_figure
     from probe.charts.labels import breakdown_figure, scatter_figure
 
     t = data.run_thresholds(store, rows)
-    out = []
-    if req.family or req.run_id is not None:
-        runs = data.family_answers(store, req.family, req.models, req.run_id)
-        out.append(("answers", f"Answer distributions: {runs[0].family}",
-                    "Direct and framed answers of each run; the direct top answer is dark blue "
-                    "on both sides; non-picks (refusals, echoes of the question, empty "
-                    "responses) are grey, hatched and marked ⊘, and count in neither DR nor FR.",
-                    answers_figure(runs[0].family, runs), runs))
-    else:
-        report.notes.append("answer distributions left out: give --family NAME (or --run ID).")
-    out.append(("breakdown", "Bias types per model",
-                "Share of each model's families labelled Deep, Shallow and Non-bias "
-                "(n = families with a finished run).",
-                breakdown_figure(data.breakdown_by_model(rows)), None))
-    out.append(("scatter", "DR vs FR per family",
-                f"Deep: DR > {t.dr:.2f} and π > {t.pi:.2f}; Shallow: DR > {t.dr:.2f} and "
-                f"π ≤ {t.pi:.2f}; Non-bias: DR ≤ {t.dr:.2f}. The dashed line is DR = {t.dr:.2f}, "
-                f"the curve π = DR × FR = {t.pi:.2f}.",
-                scatter_figure(rows, t, req.annotate), None))
+    out = [("breakdown", "Bias types per model",
+            "Share of each model's families labelled Deep, Shallow and Non-bias "
+            "(n = families with a finished run).",
+            breakdown_figure(data.breakdown_by_model(rows)), None),
+           ("scatter", "DR vs FR per family",
+            f"Deep: DR > {t.dr:.2f} and π > {t.pi:.2f}; Shallow: DR > {t.dr:.2f} and "
+            f"π ≤ {t.pi:.2f}; Non-bias: DR ≤ {t.dr:.2f}. The dashed line is DR = {t.dr:.2f}, "
+            f"the curve π = DR × FR = {t.pi:.2f}.",
+            scatter_figure(rows, t, req.annotate), None)]
     if req.model_a and req.model_b:
         result = compare_models(store, req.model_a, req.model_b)
         out.append(("agreement", "Agreement by π bin",
@@ -114,9 +117,16 @@ def _figures(store: Store, req: ReportRequest, rows: list[dict], report: Report)
 def write_report(store: Store, req: ReportRequest) -> Report:
     if bool(req.model_a) != bool(req.model_b):
         raise BadInput("give both --a MODEL and --b MODEL for the agreement figure.")
-    rows = data.require_rows(store, req.models)
+    rows = data.chart_rows(store, req.models)
+    if not rows and not req.family and req.run_id is None:
+        data.require_rows(store, req.models)          # says there is nothing to draw
     report = Report()
-    figures = _figures(store, req, rows, report)
+    figures = _answers(store, req, report)
+    if rows:
+        figures += _summaries(store, req, rows, report)
+    else:
+        report.notes.append("breakdown, DR vs FR, agreement and thresholds left out: no "
+                            "finished runs.")
     req.out.mkdir(parents=True, exist_ok=True)
     page_figures, table = [], list(rows)
     for name, title, caption, fig, runs in figures:
