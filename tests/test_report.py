@@ -74,6 +74,9 @@ def test_report_writes_five_figures_in_three_formats_and_one_offline_page(two_mo
     names = {p.name for p in out.iterdir()}
     assert names == {f"{f}.{x}" for f in FIGURES for x in ("svg", "png", "pdf")} | {
         "report.html"}
+    png = (out / "scatter.png").read_bytes()
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (
+        round(7.6 * 80), round(5.6 * 80))                 # the figure's inches × --dpi
     for fig in FIGURES:
         assert (out / f"{fig}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (out / f"{fig}.pdf").read_bytes()[:5] == b"%PDF-"
