@@ -315,3 +315,11 @@ def test_only_a_cancelled_run_still_draws_its_answers(isolated):
     assert result.exit_code == 0, result.output
     assert {p.name for p in out.iterdir()} == {"answers.svg", "report.html"}
     assert "no finished runs" in result.output
+
+
+def test_a_folder_that_cannot_be_made_is_one_sentence(two_models, isolated):
+    (isolated / "a-file").write_text("")
+    result = cli_run("report", "--out", str(isolated / "a-file" / "rep"), "--format", "svg")
+    assert result.exit_code == 1
+    assert result.output.startswith("probe: cannot write ") and "a-file" in result.output
+    assert "Traceback" not in result.output

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from probe.charts import data
 from probe.charts.page import PageFigure, render_page
-from probe.errors import BadInput
+from probe.errors import BadInput, RunFailed
 from probe.store import Store
 
 FORMATS = ("svg", "png", "pdf")
@@ -127,6 +127,16 @@ def write_report(store: Store, req: ReportRequest) -> Report:
     else:
         report.notes.append("breakdown, DR vs FR, agreement and thresholds left out: no "
                             "finished runs.")
+    try:
+        _write(store, req, rows, figures, report)
+    except OSError as exc:
+        where = exc.filename or req.out
+        raise RunFailed(f"cannot write {where}: {exc.strerror or exc}.") from None
+    return report
+
+
+def _write(store: Store, req: ReportRequest, rows: list[dict], figures: list,
+           report: Report) -> None:
     req.out.mkdir(parents=True, exist_ok=True)
     page_figures, table = [], list(rows)
     for name, title, caption, fig, runs in figures:
@@ -140,4 +150,3 @@ def write_report(store: Store, req: ReportRequest) -> Report:
     page.write_text(render_page(page_figures, table, req.formats, report.notes,
                                 str(store.path.name)), encoding="utf-8")
     report.written.append(page)
-    return report
