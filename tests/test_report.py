@@ -115,6 +115,8 @@ def test_report_options_choose_formats_and_figures(two_models, isolated):
     (["--family", "nosuch"], "no finished run of family 'nosuch'"),
     (["--model", "nobody"], "no finished runs to chart for a model matching 'nobody'"),
     (["--run", "999"], "no run 999"),
+    (["--run", "1", "--family", "tea"], "run 1 is of family 'butterfly', not 'tea'"),
+    (["--dpi", "0"], "--dpi"),
 ])
 def test_report_bad_input_is_one_sentence(two_models, isolated, args, says):
     result = cli_run("report", "--out", str(isolated / "x"), *args)
