@@ -6,6 +6,7 @@ from typing import Sequence
 
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from probe.charts.data import Bar, RunAnswers
 from probe.charts.style import NONPICK, NONPICK_HATCH, PICK, TOP, new_figure, short, styled
@@ -36,9 +37,14 @@ def _side(ax, bars: Sequence[Bar], top: str | None, title: str, slots: int) -> N
     ax.set_yticks(ys, [short(b.answer) + (" ⊘" if b.nonpick else "") for b in bars])
     ax.bar_label(drawn, padding=2, fontsize=8)
     ax.set_xlabel("samples")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))      # counts, never 0.2 of one
     ax.set_xlim(0, max(b.count for b in bars) * 1.15)
     ax.set_ylim(-0.6, slots - 0.4)
     ax.set_title(title)
+
+
+def _samples(n: int) -> str:
+    return f"{n} sample" + ("" if n == 1 else "s")
 
 
 def _title(run: RunAnswers) -> str:
@@ -68,9 +74,9 @@ def answers_figure(family: str, runs: Sequence[RunAnswers]) -> Figure:
         n_framed = sum(b.count for b in run.framed)
         slots = max(len(run.direct), len(run.framed), 1)
         _side(direct_ax, run.direct, run.top_answer,
-              f"Direct ({n_direct} samples): DR = {run.dr:.2f}", slots)
+              f"Direct ({_samples(n_direct)}): DR = {run.dr:.2f}", slots)
         _side(framed_ax, run.framed, run.top_answer,
-              f"Framed ({n_framed} samples): FR = {run.fr:.2f}", slots)
+              f"Framed ({_samples(n_framed)}): FR = {run.fr:.2f}", slots)
     handles = [Patch(facecolor=TOP, label="direct top answer"),
                Patch(facecolor=PICK, label="other answers")]
     if any(b.nonpick for r in runs for b in r.direct + r.framed):
