@@ -77,14 +77,14 @@ def scatter_figure(rows: Sequence[dict], t: Thresholds, annotate: bool = False) 
     if len(models) > 1:
         handles += [Line2D([], [], ls="", marker=MARKERS[i % len(MARKERS)], color="#444444",
                            label=short(model, 28)) for i, model in enumerate(models)]
-    ax.set_xlim(0, 1.02)
-    ax.set_ylim(0, 1.02)
+    ax.set_xlim(-0.03, 1.03)              # a point at 0 or 1 shows whole, not cut in half
+    ax.set_ylim(-0.03, 1.03)
     ax.set_xticks(UNIT_TICKS)
     ax.set_yticks(UNIT_TICKS)
     ax.set_xlabel("DR (direct rate)")
     ax.set_ylabel("FR (framed rate)")
     ax.grid(alpha=0.25)
-    title = f"DR vs FR per family ({len(rows)} points)"
+    title = f"DR vs FR per family ({len(rows)} point{'' if len(rows) == 1 else 's'})"
     if t.mixed:
         title += "\nruns used different thresholds: the lines show the most common"
     ax.set_title(title)
