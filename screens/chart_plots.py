@@ -12,15 +12,12 @@ from textual.message import Message
 from textual_plotext import PlotextPlot
 
 from probe.charts.data import LABELS, Thresholds
-from probe.metrics import DEEP, NON_BIAS, SHALLOW
+from probe.charts.palette import COLOURS, MARKS, SELECTED, THRESHOLD, rgb
 
 UNIT_TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1.0]
 UNIT_LABELS = ["0", "0.2", "0.4", "0.6", "0.8", "1.0"]
-RGB = {DEEP: (0, 158, 115), SHALLOW: (230, 159, 0), NON_BIAS: (150, 150, 150)}
-MARK = {DEEP: "●", SHALLOW: "▲", NON_BIAS: "■"}
+RGB = {key: rgb(colour) for key, colour in COLOURS.items()}
 SELECTED_MARK = "◆"
-SELECTED_RGB = (204, 121, 167)
-THRESHOLD_RGB = (213, 94, 0)
 
 
 class ScatterPlot(PlotextPlot):
@@ -48,18 +45,18 @@ class ScatterPlot(PlotextPlot):
         plt.yticks(UNIT_TICKS, UNIT_LABELS)
         plt.xlabel("DR (direct rate)")
         plt.ylabel("FR (framed rate)")
-        plt.plot([t.dr, t.dr], [0, 1], color=THRESHOLD_RGB, marker="braille")
+        plt.plot([t.dr, t.dr], [0, 1], color=rgb(THRESHOLD), marker="braille")
         steps = 80
         xs = [t.dr + (1 - t.dr) * i / steps for i in range(steps + 1)]
-        plt.plot(xs, [min(1.0, t.pi / x) for x in xs], color=THRESHOLD_RGB, marker="braille")
+        plt.plot(xs, [min(1.0, t.pi / x) for x in xs], color=rgb(THRESHOLD), marker="braille")
         for key in LABELS:
             mine = [r for r in self.rows if r["label"] == key]
             if mine:
-                plt.scatter([r["dr"] for r in mine], [r["fr"] for r in mine], marker=MARK[key],
+                plt.scatter([r["dr"] for r in mine], [r["fr"] for r in mine], marker=MARKS[key],
                             color=RGB[key])
         if selected is not None and self.rows:
             r = self.rows[selected]
-            plt.scatter([r["dr"]], [r["fr"]], marker=SELECTED_MARK, color=SELECTED_RGB,
+            plt.scatter([r["dr"]], [r["fr"]], marker=SELECTED_MARK, color=rgb(SELECTED),
                         style="bold")
         self.refresh()
 

@@ -13,10 +13,10 @@ from textual.widgets import Footer, Header, Static
 
 from probe.charts.data import LABELS, Thresholds, breakdown_by_model, chart_rows, model_names, \
     run_thresholds
+from probe.charts.palette import COLOURS, MARKS, SELECTED, THRESHOLD
 from probe.metrics import LABEL_TEXT
 
-STYLE = {"deep": "bold #009E73", "shallow": "bold #E69F00", "non_bias": "bold #969696"}
-MARK = {"deep": "●", "shallow": "▲", "non_bias": "■"}
+STYLE = {key: f"bold {colour}" for key, colour in COLOURS.items()}
 WIDE = 120          # from this many columns the breakdown plot sits beside the scatter
 
 
@@ -118,9 +118,9 @@ class ChartsScreen(Screen):
         t = self.thresholds
         text = Text()
         for key in LABELS:
-            text.append(f"{MARK[key]} {LABEL_TEXT[key]}  ", style=STYLE[key])
-        text.append("◆ selected  ", style="bold #CC79A7")
-        text.append(f"│ DR = {t.dr:.2f}   ⠢ π = {t.pi:.2f}", style="#D55E00")
+            text.append(f"{MARKS[key]} {LABEL_TEXT[key]}  ", style=STYLE[key])
+        text.append("◆ selected  ", style=f"bold {SELECTED}")
+        text.append(f"│ DR = {t.dr:.2f}   ⠢ π = {t.pi:.2f}", style=THRESHOLD)
         if t.mixed:
             text.append("  (runs used other thresholds too)", style="dim")
         return text
@@ -130,7 +130,7 @@ class ChartsScreen(Screen):
         if r is None:
             return Text("No point to select.", style="dim")
         top = r["top_answer"] if r["top_answer"] is not None else "no answer"
-        text = Text.assemble(("◆ ", "bold #CC79A7"), (r["family_name"], "bold"), "  ",
+        text = Text.assemble(("◆ ", f"bold {SELECTED}"), (r["family_name"], "bold"), "  ",
                              (r["model"], "italic"), "  ", (LABEL_TEXT[r["label"]],
                                                             STYLE[r["label"]]),
                              ("   ←↑↓→/click: move · enter: open", "dim"))

@@ -1,5 +1,5 @@
-"""One look for every figure: colours (Okabe–Ito, readable in grey and by colour-blind
-readers), names, and a headless matplotlib figure. matplotlib is imported here, so only
+"""One look for every figure: colours (from ``palette``), fonts, and a headless matplotlib
+figure. matplotlib is imported here, so only
 `probe report` imports this module (the CLI and the app never load it)."""
 
 from __future__ import annotations
@@ -13,14 +13,12 @@ matplotlib.use("Agg")  # headless: never a window, never a display
 
 from matplotlib.figure import Figure  # noqa: E402
 
-from probe.metrics import DEEP, NON_BIAS, SHALLOW  # noqa: E402
+from probe.charts.palette import COLOURS, THRESHOLD  # noqa: E402,F401 (the figures' colours)
 
-COLOURS = {DEEP: "#009E73", SHALLOW: "#E69F00", NON_BIAS: "#8C8C8C"}
 TOP = "#0072B2"            # the direct top answer, on both sides
 PICK = "#A6C8E0"           # any other answer
 NONPICK = "#E6E6E6"        # refusals, echoes, empty responses: grey and hatched
 NONPICK_HATCH = "///"
-THRESHOLD = "#C62828"
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 RC = {
