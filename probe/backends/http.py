@@ -133,6 +133,11 @@ class Transport:
                     raise RunFailed(f"server at {self.origin} sent a reply larger than "
                                     f"{MAX_BODY_BYTES >> 20} MiB; probe stopped reading it.")
                 chunks.append(piece)
+            # A socket cut by the deadline or by cancel() can read as a clean end of file.
+            if self.cancelled.is_set():
+                raise Aborted("cancelled")
+            if expired.is_set():
+                raise Aborted("timeout")
             return Reply(resp.status, {k.lower(): v for k, v in resp.getheaders()},
                          b"".join(chunks))
         except (OSError, http.client.HTTPException, ValueError) as exc:
