@@ -39,8 +39,10 @@ class ModelSpec:
             if p.is_file():
                 st = p.stat()
                 h.update(f"{p.name}:{st.st_size}\n".encode())
-                if p.name == "config.json":
-                    h.update(p.read_bytes())
+                if p.name == "config.json":    # a few KB; a huge one is not a config
+                    from probe.reading import read_bytes
+
+                    h.update(read_bytes(p, 16 << 20, "model config"))
         return "files:" + h.hexdigest()[:16]
 
 
