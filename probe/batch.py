@@ -17,6 +17,7 @@ from probe.errors import BadInput
 from probe.family import Family
 from probe.metrics import DEEP, NON_BIAS, SHALLOW
 from probe.prompting import PromptStyle
+from probe.reference import rescore_with
 from probe.runner import Outcome, Runner, RunSettings, sample_seed
 from probe.scoring import Response, rescore
 from probe.store import SampleRow, Store
@@ -124,8 +125,8 @@ class Batch:
         fam = self.store.family(run.family_id)
         samples = self.store.samples(run_id)
         settings = RunSettings.from_dict(run.settings)
-        scores = rescore(fam, [Response(s.kind, s.idx, s.response) for s in samples],
-                         settings.dr_threshold, settings.pi_threshold).scores
+        scores = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
+                              settings.rule, settings.dr_threshold, settings.pi_threshold).scores
         return Outcome(run_id, "finished", scores, fam, len(samples),
                        settings.samples + len(fam.framings), settings=settings)
 

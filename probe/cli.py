@@ -65,6 +65,15 @@ def tui(model: str | None, db_path: str) -> None:
     importlib.import_module("screens.app").run_app(model=model, db_path=db_path)
 
 
+_REFERENCE_HELP = ("Score as the paper's released code does: its matcher (lemmas, stems, "
+                   "containment, MiniLM embeddings), non-picks counted as answers, Deep on "
+                   "π > 0.40 alone.")
+
+
+def _reference_option(f):
+    return click.option("--reference", is_flag=True, help=_REFERENCE_HELP)(f)
+
+
 # ------------------------------------------------------------------ score
 
 def _print_table(record: dict, scores) -> None:
@@ -82,30 +91,34 @@ def _print_table(record: dict, scores) -> None:
 @click.option("--model", default="external", show_default=True,
               help="Model name to store with the run.")
 @click.option("--no-save", is_flag=True, help="Do not store the run in the database.")
+@_reference_option
 @_db_option
 def score(family: str, responses_path: str, as_json: bool, model: str, no_save: bool,
-          db_path: str) -> None:
+          reference: bool, db_path: str) -> None:
     """Score given responses for FAMILY (a .toml path or a name in ./families); no model."""
     from probe import family as fam_mod
     from probe.paths import families_dir
-    from probe.scoring import read_responses, rescore, to_record, prompts_for
+    from probe.reference import rescore_with
+    from probe.scoring import read_responses, to_record, prompts_for
 
+    rule = "reference" if reference else "probe"
     fam = fam_mod.resolve(family, families_dir())
     responses = read_responses(responses_path, fam)
-    scored = rescore(fam, responses)
+    scored = rescore_with(fam, responses, rule)
     run_id = None
     if not no_save:
         from probe.store import SampleRow, Store
 
         store = Store(db_path)
         run_id = store.create_run(fam, model=model, backend="external",
-                                  settings={"responses": str(responses_path)}, seed=None)
+                                  settings={"responses": str(responses_path), "rule": rule},
+                                  seed=None)
         for (resp, m), prompt in zip(scored.matches, prompts_for(fam, responses)):
             store.add_sample(SampleRow(run_id, resp.kind, resp.idx, prompt, resp.text,
                                        m.answer, m.canonical, m.reason, m.refusal, None, None))
         store.save_result(run_id, scored.scores)
         store.set_status(run_id, "finished")
-    record = to_record(fam, model, run_id, scored.scores)
+    record = to_record(fam, model, run_id, scored.scores, rule)
     if as_json:
         click.echo(json.dumps(record, ensure_ascii=False))
     else:
@@ -204,16 +217,17 @@ def _model_and_sampling_options(f):
 @click.option("--json", "as_json", is_flag=True, help="Print only the JSON record on stdout.")
 @click.option("--dr-threshold", default=0.65, show_default=True)
 @click.option("--pi-threshold", default=0.40, show_default=True)
+@_reference_option
 @_db_option
 def run(family, model, backend, base_url, api_key_env, samples, temperature, max_tokens, seed,
         base, shots, system, quick, resume, as_json, trust_remote_code, allow_pickle,
-        dr_threshold, pi_threshold, db_path) -> None:
+        dr_threshold, pi_threshold, reference, db_path) -> None:
     """Sample FAMILY on a local model, store every sample, print DR, FR, π and the label."""
     from probe.cli_run import run_command
 
     run_command(family, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold, base_url, api_key_env)
+                dr_threshold, pi_threshold, base_url, api_key_env, reference)
 
 
 @cli.command()
@@ -234,15 +248,17 @@ def models(as_json: bool) -> None:
               help="Finish an interrupted batch.")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON record per family, then a summary line.")
+@_reference_option
 @_db_option
 def batch(families, model, backend, base_url, api_key_env, samples, temperature, max_tokens,
-          seed, base, shots, resume, as_json, trust_remote_code, allow_pickle, db_path) -> None:
+          seed, base, shots, resume, as_json, trust_remote_code, allow_pickle, reference,
+          db_path) -> None:
     """Run many FAMILIES (files, folders or names) on one model; print the breakdown."""
     from probe.cli_batch import batch_command
 
     batch_command(families, model, backend, samples, temperature, max_tokens, seed, base,
                   shots, resume, as_json, trust_remote_code, allow_pickle, db_path, base_url,
-                  api_key_env)
+                  api_key_env, reference)
 
 
 @cli.command()

@@ -21,10 +21,11 @@ def render_breakdown(summary: dict, width: int = 40) -> str:
 
 def batch_command(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
                   resume, as_json, trust_remote_code, allow_pickle, db_path, base_url=None,
-                  api_key_env=None) -> None:
+                  api_key_env=None, reference=False) -> None:
     from probe import family as fam_mod
     from probe.batch import Batch, breakdown, expand_families
-    from probe.cli_run import ProgressLine, graceful_interrupt, load_backend, reload_backend
+    from probe.cli_run import (ProgressLine, graceful_interrupt, load_backend, reload_backend,
+                               rule_check)
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
     from probe.runner import RunSettings
@@ -48,6 +49,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         if families:
             raise BadInput("--resume takes the families from the batch; drop FAMILIES.")
         st = store.batch(resume)["settings"]
+        rule_check(reference, st["run"], f"batch {resume}")
         spec, engine = reload_backend(f"batch {resume}", st, st["run"], st.get("model_hash"),
                                       trust_remote_code, allow_pickle, as_json, api_key_env)
         batch_id = resume
@@ -57,7 +59,9 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         for p in paths:        # every family valid before the model loads
             fam_mod.load(p)
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
-                               seed=seed, base=base, shots=shots).validate()
+                               seed=seed, base=base, shots=shots,
+                               rule="reference" if reference else "probe").validate()
+        rule_check(reference, settings.__dict__, "this batch")
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
                                     as_json, base_url, api_key_env, chat=not base)
         runner = Batch(store, engine, on_family=on_family, on_event=progress)
@@ -75,7 +79,8 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
     failed = [o for o in outcomes if o.status == "failed"]
     done = [o for o in outcomes if o.status == "finished"]
     unfinished = len(store.batch_runs(batch_id)) - len(done)
-    records = [to_record(o.family, spec.display, o.run_id, o.scores) for o in done]
+    records = [to_record(o.family, spec.display, o.run_id, o.scores, o.settings.rule)
+               for o in done]
     summary = breakdown([o.scores.label for o in done])
     if as_json:
         for r in records:

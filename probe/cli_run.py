@@ -90,7 +90,8 @@ def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str 
 
 def run_command(family_arg, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold, base_url=None, api_key_env=None) -> None:
+                dr_threshold, pi_threshold, base_url=None, api_key_env=None,
+                reference=False) -> None:
     from probe import family as fam_mod
     from probe.paths import families_dir
     from probe.report import render_scores
@@ -105,6 +106,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
                            "drop the FAMILY argument.")
         resumable(store, resume)
         run = store.run(resume)
+        rule_check(reference, run.settings, f"run {resume}")
         spec, engine = reload_backend(f"run {resume}", run.settings, run.settings,
                                       run.model_hash, trust_remote_code, allow_pickle, as_json,
                                       api_key_env)
@@ -118,7 +120,9 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots, quick=quick,
                                system=_read_system(system), dr_threshold=dr_threshold,
-                               pi_threshold=pi_threshold).validate()
+                               pi_threshold=pi_threshold,
+                               rule="reference" if reference else "probe").validate()
+        rule_check(reference, settings.__dict__, "this run")
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
                                     as_json, base_url, api_key_env, chat=not base)
         run_id = None
@@ -140,7 +144,8 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
     if outcome.scores is None:
         click.echo(f"run {run_id} was cancelled before any sample.", err=True)
         sys.exit(130)
-    record = to_record(outcome.family, spec.display, run_id, outcome.scores)
+    record = to_record(outcome.family, spec.display, run_id, outcome.scores,
+                       outcome.settings.rule)
     record["status"] = outcome.status
     record["samples_used"] = outcome.samples_used
     record["samples_planned"] = outcome.samples_planned
@@ -158,6 +163,19 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         click.echo(f"run {run_id} cancelled after {outcome.samples_used} samples; "
                    f"`probe run --resume {run_id}` finishes it.", err=True)
         sys.exit(130)
+
+
+def rule_check(reference: bool, stored: dict, what: str) -> None:
+    """A stored rule is kept on resume; ``--reference`` needs its model installed up front
+    (before a model loads and samples for minutes)."""
+    rule = stored.get("rule", "probe")
+    if reference and rule != "reference":
+        raise BadInput(f"{what} is scored with probe's rule; --reference cannot change a "
+                       "stored run (start a new run, or rescore with `probe score --reference`).")
+    if rule == "reference":
+        from probe.reference.embed import ensure_available
+
+        ensure_available()
 
 
 def _read_system(path: str | None) -> str | None:

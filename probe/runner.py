@@ -17,7 +17,8 @@ from probe.family import Family
 from probe.matching import Match
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
 from probe.prompting import PromptStyle, style_for
-from probe.scoring import LiveScorer, Response
+from probe.reference import live_scorer
+from probe.scoring import Response
 from probe.store import SampleRow, Store
 
 QUICK_MIN = 10          # at least this many direct and framed samples before a quick stop
@@ -50,6 +51,8 @@ class RunSettings:
             raise BadInput(f"--max-tokens must be between 1 and 4096 (got {self.max_tokens}).")
         if not 0 <= self.shots <= 8:
             raise BadInput(f"--shots must be between 0 and 8 (got {self.shots}).")
+        if self.rule not in ("probe", "reference"):
+            raise BadInput(f"unknown scoring rule '{self.rule}' (probe or reference).")
         return self
 
     @classmethod
@@ -167,7 +170,8 @@ class Runner:
         if run.status != "running":
             self.store.set_status(run_id, "running")
         self.backend.reset_cancel()
-        live = LiveScorer(family, settings.dr_threshold, settings.pi_threshold)
+        live = live_scorer(family, settings.rule, settings.dr_threshold,
+                           settings.pi_threshold)
         for r in responses:
             live.add(r)
         scores: Scores | None = live.scored().scores if responses else None

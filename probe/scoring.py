@@ -88,8 +88,10 @@ def _dist(items: list[AnswerCount]) -> list[dict]:
     return out
 
 
-def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict:
-    """The record ``--json`` prints: the shape of the paper's released outputs."""
+def to_record(family: Family, model: str, run_id: int | None, s: Scores,
+              rule: str = "probe") -> dict:
+    """The record ``--json`` prints: the shape of the paper's released outputs; ``probe``
+    says which scoring rule made it (probe's, or the released code's: "reference")."""
     return {
         "family": family.name,
         "model": model,
@@ -100,6 +102,7 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
                    "distribution": _dist(s.framed_distribution)},
         "pi": round(s.pi, 4),
         "bias_type": s.label,
+        "probe": {"rule": rule},
     }
 
 
