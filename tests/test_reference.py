@@ -230,3 +230,28 @@ def test_suggestions_pair_close_meanings_and_ignore_the_category_word():
     # Echoes of the question are never merge partners, however close.
     assert suggest_merges(["Butterflies", "A butterfly", "Monarch"],
                           "Choose a random butterfly.", min_cosine=0.0) == []
+
+
+def test_reference_batch_scores_every_family_and_rescores_finished_ones_alike(tmp_path):
+    from probe.backends.fake import FakeBackend
+    from probe.batch import Batch
+    from probe.runner import RunSettings
+    from probe.store import Store
+
+    fam = tmp_path / "bird.toml"
+    fam.write_text('direct = "Choose a random bird."\n'
+                   'framings = ["Which bird for my logo?", "A bird for a poem?", '
+                   '"Your bird for a tattoo?"]\n', encoding="utf-8")
+    # Direct: "Robins" 3 of 5 (DR 0.6); framed: "the robin" everywhere (FR 1): Deep only
+    # under the released rule.
+    replies = iter(["Robins", "Sparrow", "Robins", "Crow", "Robins"])
+    backend = FakeBackend(lambda p: next(replies) if p.startswith("Choose") else "the robin")
+    backend.load()
+    store = Store(tmp_path / "p.db")
+    batch = Batch(store, backend)
+    batch_id = batch.create([fam], RunSettings(samples=5, rule="reference"), "fake", "fake", None)
+    first = batch.execute(batch_id)
+    again = Batch(store, backend).execute(batch_id)     # finished runs: rescored from the store
+    for outcome in (first[0], again[0]):
+        assert outcome.settings.rule == "reference"
+        assert (outcome.scores.dr, outcome.scores.fr, outcome.scores.label) == (0.6, 1.0, "deep")
