@@ -43,7 +43,8 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
             return
         s = outcome.scores
         click.echo(f"[{i}/{n}] {outcome.family.name}: {LABEL_TEXT[s.label]}  "
-                   f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}", err=True)
+                   f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}"
+                   + (f"  ({s.warning})" if s.warning else ""), err=True)
 
     if resume is not None:
         if families:
@@ -79,8 +80,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
     failed = [o for o in outcomes if o.status == "failed"]
     done = [o for o in outcomes if o.status == "finished"]
     unfinished = len(store.batch_runs(batch_id)) - len(done)
-    records = [to_record(o.family, spec.display, o.run_id, o.scores, o.settings.rule)
-               for o in done]
+    records = [to_record(o.family, spec.display, o.run_id, o.scores) for o in done]
     summary = breakdown([o.scores.label for o in done])
     if as_json:
         for r in records:

@@ -44,8 +44,10 @@ class ProgressLine:
             return
         s = event.scores
         settling = "" if s.settled else " (settling)"
+        nonpicks = s.direct_nonpicks + s.framed_nonpicks
         line = (f"\r{bar(event.done / event.total, 24)} {event.done}/{event.total}  "
-                f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}  {LABEL_TEXT[s.label]}{settling}")
+                f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}  {LABEL_TEXT[s.label]}{settling}"
+                + (f"  ⊘ {nonpicks} not picks" if nonpicks else ""))
         click.echo(line.ljust(96)[:120], err=True, nl=False)
 
     def done(self) -> None:
@@ -144,8 +146,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
     if outcome.scores is None:
         click.echo(f"run {run_id} was cancelled before any sample.", err=True)
         sys.exit(130)
-    record = to_record(outcome.family, spec.display, run_id, outcome.scores,
-                       outcome.settings.rule)
+    record = to_record(outcome.family, spec.display, run_id, outcome.scores)
     record["status"] = outcome.status
     record["samples_used"] = outcome.samples_used
     record["samples_planned"] = outcome.samples_planned

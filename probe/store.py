@@ -114,9 +114,24 @@ def _m002_batches(db: Database) -> None:
     """)
 
 
+def _m003_nonpicks(db: Database) -> None:
+    # n_direct/n_framed are the picks (the rates' denominators); the totals keep every
+    # sample, so the non-pick share of each side can be shown. ``rule`` names the rule
+    # that scored the result ("probe" or "reference"). A family snapshot keeps the
+    # dataset id and framing numbers of an imported family, for exports.
+    _script(db, """
+    ALTER TABLE results ADD COLUMN direct_total INTEGER;
+    ALTER TABLE results ADD COLUMN framed_total INTEGER;
+    ALTER TABLE results ADD COLUMN rule TEXT NOT NULL DEFAULT 'probe';
+    ALTER TABLE families ADD COLUMN dataset_id TEXT;
+    ALTER TABLE families ADD COLUMN framing_ids TEXT
+    """)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_batches", _m002_batches),
+    ("003_nonpicks", _m003_nonpicks),
 ]
 
 
@@ -274,11 +289,12 @@ class Store:
                 return row[0]
             cur = db.execute(
                 "INSERT INTO families (name, hash, direct, framings, answers, source_path, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "created_at, dataset_id, framing_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [family.name, digest, family.direct,
                  json.dumps(family.framings, ensure_ascii=False),
                  json.dumps(family.answers, ensure_ascii=False),
-                 str(family.path) if family.path else None, time.time()])
+                 str(family.path) if family.path else None, time.time(), family.dataset_id,
+                 json.dumps(family.framing_ids) if family.framing_ids is not None else None])
             return cur.lastrowid
 
     def family(self, family_id: int) -> Family:
@@ -287,7 +303,8 @@ class Store:
             raise BadInput(f"no family with id {family_id} in {self.path}.")
         r = rows[0]
         fam = Family(name=r["name"], direct=r["direct"], framings=json.loads(r["framings"]),
-                     answers=json.loads(r["answers"]))
+                     answers=json.loads(r["answers"]), dataset_id=r.get("dataset_id"),
+                     framing_ids=json.loads(r["framing_ids"]) if r.get("framing_ids") else None)
         if r["source_path"]:
             fam.path = Path(r["source_path"])
         return fam
@@ -419,10 +436,12 @@ class Store:
             db.execute(
                 "INSERT OR REPLACE INTO results (run_id, top_answer, dr, fr, pi, label, "
                 "n_direct, n_framed, dr_low, dr_high, fr_low, fr_high, p_label, framed_top, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "updated_at, direct_total, framed_total, rule) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [run_id, scores.top_answer, scores.dr, scores.fr, scores.pi, scores.label,
                  scores.n_direct, scores.n_framed, *scores.dr_interval, *scores.fr_interval,
-                 scores.p_label, scores.framed_top, time.time()])
+                 scores.p_label, scores.framed_top, time.time(), scores.direct_total,
+                 scores.framed_total, scores.rule])
 
     def result(self, run_id: int) -> dict | None:
         rows = self.query("SELECT * FROM results WHERE run_id = ?", [run_id])

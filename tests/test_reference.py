@@ -215,6 +215,11 @@ def test_reference_run_stores_and_reuses_its_rule(tmp_path):
     assert store.result(run_id)["label"] == "deep"
     direct = [s for s in store.samples(run_id) if s.kind == "direct"]
     assert sorted({s.canonical for s in direct}) == ["Monarch", "Swallowtail"]
+    # Exported under the rule it was scored with, not rescored by probe's.
+    from probe.export import release_record
+
+    rec = release_record(store, run_id)
+    assert rec["bias_type"] == "deep" and rec["probe"]["rule"] == "reference"
 
 
 def test_suggestions_pair_close_meanings_and_ignore_the_category_word():
@@ -255,3 +260,18 @@ def test_reference_batch_scores_every_family_and_rescores_finished_ones_alike(tm
     for outcome in (first[0], again[0]):
         assert outcome.settings.rule == "reference"
         assert (outcome.scores.dr, outcome.scores.fr, outcome.scores.label) == (0.6, 1.0, "deep")
+
+
+def test_a_runs_kept_scores_follow_sample_indices_not_arrival_order():
+    from probe.reference import ReferenceScorer
+
+    rs = [Response("direct", i, "Swallowtail" if i % 2 else "Monarch") for i in range(6)]
+    rs += [Response("framed", 0, "Monarch")]
+    kept = []
+    for order in (rs, rs[::-1]):          # e.g. a resume that drew the later indices first
+        scorer = ReferenceScorer(None)
+        for r in order:
+            scorer.add(r)
+        kept.append(scorer.final().scores)
+    assert kept[0].top_answer == kept[1].top_answer == "Monarch"     # index 0 is seen first
+    assert kept[0].fr == kept[1].fr == 1.0

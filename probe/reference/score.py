@@ -10,6 +10,7 @@ of framed answers whose cluster surface-matches the direct top cluster; the labe
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from probe.family import Family
 from probe.matching import Match
@@ -55,7 +56,9 @@ def _distribution(side: Side) -> list[AnswerCount]:
 
 
 def score_sides(direct: Side, framed: Side, dr_threshold: float = DR_THRESHOLD,
-                pi_threshold: float = PI_THRESHOLD) -> Scores:
+                pi_threshold: float = PI_THRESHOLD, direct_total: int | None = None,
+                framed_total: int | None = None) -> Scores:
+    """``*_total`` count every sample, empty ones included (the answers are the rest)."""
     top = direct.clusters[0] if direct.clusters else None
     dr_n, fr_n = direct.total, framed.total
     dr_hits = top.count if top else 0
@@ -72,7 +75,9 @@ def score_sides(direct: Side, framed: Side, dr_threshold: float = DR_THRESHOLD,
         dr_interval=wilson(dr_hits, dr_n), fr_interval=wilson(fr_hits, fr_n),
         p_label=probs[lab],
         framed_top=framed.clusters[0].name if framed.clusters else None,
-        direct_distribution=_distribution(direct), framed_distribution=_distribution(framed))
+        direct_distribution=_distribution(direct), framed_distribution=_distribution(framed),
+        direct_total=dr_n if direct_total is None else direct_total,
+        framed_total=fr_n if framed_total is None else framed_total, rule=RULE)
 
 
 class ReferenceScorer:
@@ -124,15 +129,29 @@ class ReferenceScorer:
         self.items.append(response)
         return self.scored().matches[-1][1]
 
+    def name(self, match: Match) -> str:
+        return match.canonical
+
+    def final(self) -> Scored:
+        """The kept scores of a run: its samples in index order, so arrival order (a resume,
+        interleaving) cannot change a tie."""
+        ordered = sorted(self.items, key=lambda r: (r.kind != "direct", r.idx))
+        return rescore_reference(self.family, ordered, self.dr_threshold, self.pi_threshold,
+                                 self.embedder)
+
     def scored(self) -> Scored:
         direct, framed = self._sides()
-        scores = score_sides(direct, framed, self.dr_threshold, self.pi_threshold)
+        totals = Counter(r.kind for r in self.items)
+        scores = score_sides(direct, framed, self.dr_threshold, self.pi_threshold,
+                             totals["direct"], totals["framed"])
         return Scored(scores=scores, matches=self._matches(direct, framed))
 
 
 def rescore_reference(family: Family, responses, dr_threshold: float = DR_THRESHOLD,
-                      pi_threshold: float = PI_THRESHOLD) -> Scored:
-    """Score a whole family at once (``probe score --reference``, a finished run)."""
-    scorer = ReferenceScorer(family, dr_threshold, pi_threshold)
+                      pi_threshold: float = PI_THRESHOLD, embedder: Embedder | None = None
+                      ) -> Scored:
+    """Score a whole family at once, in the order given (a responses file's order, as the
+    released code reads it)."""
+    scorer = ReferenceScorer(family, dr_threshold, pi_threshold, embedder)
     scorer.items = list(responses)
     return scorer.scored()
