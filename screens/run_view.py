@@ -21,7 +21,8 @@ from probe.paths import families_dir
 from probe.report import bar
 from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, RunSettings,
                           SampleDrawn)
-from probe.scoring import LiveScorer, Response
+from probe.reference import live_scorer
+from probe.scoring import Response
 from screens.messages import RunEvent
 from screens.tables import cursor_key
 
@@ -81,8 +82,9 @@ class RunScreen(Screen):
 
     def _reset_live(self) -> None:
         """Match everything again: the family's answers (aliases) changed."""
-        self.live = LiveScorer(self.family, self.settings.dr_threshold,
-                               self.settings.pi_threshold)
+        # A run scored with --reference is shown (and re-saved) under that rule.
+        self.live = live_scorer(self.family, self.settings.rule, self.settings.dr_threshold,
+                                self.settings.pi_threshold)
         for r in self.responses:
             self.live.add(r)
 
