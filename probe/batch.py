@@ -42,7 +42,7 @@ def expand_families(args: Sequence[str], families_dir: Path) -> list[Path]:
             raise BadInput(f"no family file '{arg}' (looked for {p} and "
                            f"{families_dir / (arg + '.toml')}).")
     if not out:
-        raise BadInput("probe batch needs at least one family.")
+        raise BadInput("batch needs at least one family.")
     seen: set[Path] = set()
     unique = []
     for p in out:
@@ -87,7 +87,7 @@ class Batch:
         if dup:
             raise BadInput(f"two family files share the name '{dup[0]}'; names must differ "
                            "within a batch.")
-        settings.validate()
+        settings = settings.with_seed().validate()     # one seed for the whole batch
         batch_id = self.store.create_batch(
             model_name, {"run": settings.__dict__, "model_spec": model_spec,
                          "engine": self.backend.name, "model_hash": model_hash,

@@ -27,7 +27,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
     from probe.cli_run import ProgressLine, graceful_interrupt, load_backend, reload_backend
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
-    from probe.runner import RunSettings
+    from probe.runner import RunSettings, fresh_seed
     from probe.scoring import to_record
     from probe.store import Store
 
@@ -56,6 +56,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         paths = expand_families(families, families_dir())
         for p in paths:        # every family valid before the model loads
             fam_mod.load(p)
+        seed = fresh_seed() if seed is None else seed
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots).validate()
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,

@@ -94,7 +94,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
     from probe import family as fam_mod
     from probe.paths import families_dir
     from probe.report import render_scores
-    from probe.runner import Runner, RunSettings, resumable
+    from probe.runner import Runner, RunSettings, fresh_seed, resumable
     from probe.scoring import to_record
     from probe.store import Store
 
@@ -112,9 +112,10 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         family_name = run.family_name
     else:
         if not family_arg:
-            raise BadInput("probe run needs a FAMILY (a .toml file or a name in "
+            raise BadInput("run needs a FAMILY (a .toml file or a name in "
                            f"{families_dir()}), or --resume RUN_ID.")
         family = fam_mod.resolve(family_arg, families_dir())
+        seed = fresh_seed() if seed is None else seed
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots, quick=quick,
                                system=_read_system(system), dr_threshold=dr_threshold,
