@@ -373,8 +373,9 @@ class Store:
         sql = ("SELECT runs.*, results.label, results.dr, results.fr, results.pi, "
                "results.top_answer, results.n_direct, results.n_framed, "
                "(SELECT COUNT(*) FROM result_versions AS v WHERE v.run_id = runs.id) "
-               "AS n_versions FROM runs "
-               "LEFT JOIN results ON results.run_id = runs.id WHERE 1=1")
+               "AS n_versions, json_array_length(families.framings) AS n_framings FROM runs "
+               "LEFT JOIN results ON results.run_id = runs.id "
+               "LEFT JOIN families ON families.id = runs.family_id WHERE 1=1")
         params: list = []
         if family:
             sql += " AND runs.family_name = ?"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from functools import partial
@@ -22,15 +23,19 @@ from probe.metrics import LABEL_TEXT
 from probe.paths import families_dir
 from probe.store import Store
 from screens.charts import ChartsScreen
+from probe.runner import RunSettings
+from screens.dialogs import Choice, SettingsScreen
 from screens.messages import ModelFailed, ModelLoaded, ModelLoading
-from screens.tables import cursor_key
+from screens.tables import cursor_key, fit_columns, move_to_key
 
 HELP = """\
 [b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
 
 [b]Home[/b]     r run selected family · n new family · e edit · h history · m choose model · g charts
+         s run settings (samples, temperature, seed, thresholds, base/shots, scoring rule)
 [b]Editor[/b]   ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a reframing · escape back
-[b]Run[/b]      s stop · u resume · k quick check on/off · a answers (merge/split) · escape back
+[b]Run[/b]      s stop · u resume · k quick check on/off · a answers (merge/split) · enter a
+         reframing's prompt, response and match · escape back (asks while sampling)
 [b]Answers[/b]  space mark · m merge marked into selected · x split selected surface form
 [b]History[/b]  enter open run · space mark · c compare two marked runs · / filter
 Everywhere: ? this help · ctrl+p command palette · q quit
@@ -75,21 +80,30 @@ class HomeScreen(Screen):
         Binding("h", "history", "History"),
         Binding("m", "model", "Model"),
         Binding("g", "charts", "Charts"),
+        Binding("s", "settings", "Settings"),
     ]
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="model-status")
+        yield Static("", id="settings-line")
         yield DataTable(id="families", cursor_type="row", zebra_stripes=True)
         yield Static("", id="home-hint")
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#families", DataTable)
-        table.add_columns("family", "framings", "direct prompt", "last label (this model)",
-                          "other models")
+        for key, label in (("family", "family"), ("framings", "framings"),
+                           ("prompt", "direct prompt"), ("label", "last label (this model)"),
+                           ("others", "other models")):
+            table.add_column(label, key=key)
         self.refresh_families()
         self.update_model_status()
+
+    def on_resize(self) -> None:
+        fit_columns(self.query_one("#families", DataTable), self.size.width,
+                    {"family": 20, "framings": 8, "label": 23},
+                    {"prompt": 1.3, "others": 1.0})
 
     def on_screen_resume(self) -> None:
         self.refresh_families()
@@ -98,13 +112,15 @@ class HomeScreen(Screen):
     def refresh_families(self) -> None:
         app: ProbeApp = self.app  # type: ignore[assignment]
         table = self.query_one("#families", DataTable)
-        keep = table.cursor_row
+        # The cursor follows the family, not the row number: rows come and go as files do.
+        keep = cursor_key(table)
+        keep_row = table.cursor_row
         table.clear()
         labels = app.store.last_labels()
         by_family: dict[str, list[str]] = {}
         for (name, model), r in labels.items():
             if model != app.model_display:
-                by_family.setdefault(name, []).append(f"{model[:14]}: {LABEL_TEXT[r['label']]}")
+                by_family.setdefault(name, []).append(f"{model}: {LABEL_TEXT[r['label']]}")
 
         def label_cells(name: str) -> tuple[str, Text]:
             last = labels.get((name, app.model_display))
@@ -130,8 +146,8 @@ class HomeScreen(Screen):
                     table.add_row(Text(name) + Text(" (db)", style="dim"),
                                   str(len(fam.framings)), Text(fam.direct), *label_cells(name),
                                   key=key)
-        if table.row_count:
-            table.move_cursor(row=min(max(keep, 0), table.row_count - 1))
+        if table.row_count and not move_to_key(table, keep):
+            table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))
         hint = self.query_one("#home-hint", Static)
         hint.update("" if table.row_count else
                     f"No families in {families_dir()}/ yet: press n to write one.")
@@ -139,18 +155,52 @@ class HomeScreen(Screen):
     def update_model_status(self) -> None:
         app: ProbeApp = self.app  # type: ignore[assignment]
         self.query_one("#model-status", Static).update(app.model_status_text())
+        s = app.run_settings
+        seed = "fresh seed each run" if s.seed is None else f"seed {s.seed}"
+        extras = [x for x in ("base prompts" if s.base else "", "quick check" if s.quick
+                              else "", f"{s.rule} rule" if s.rule != "probe" else "") if x]
+        self.query_one("#settings-line", Static).update(
+            f" [dim]runs: {s.samples} direct samples · temperature {s.temperature:g} · {seed}"
+            f" · DR > {s.dr_threshold:g}, π > {s.pi_threshold:g}"
+            f"{' · ' + ' · '.join(extras) if extras else ''}   (s to change)[/dim]")
 
     def selected_family(self):
         app: ProbeApp = self.app  # type: ignore[assignment]
         key = cursor_key(self.query_one("#families", DataTable))
         return key, app.families.get(key) if key is not None else None
 
+    def fresh_family(self):
+        """The selected family as its file is now on disk (it may have been edited since
+        the list was drawn); an invalid file is an error, shown, not run."""
+        key, fam = self.selected_family()
+        if fam is None or key is None or key.startswith("db:"):
+            return fam
+        try:
+            return fam_mod.load(key)
+        except ProbeError as exc:
+            self.notify(str(exc), title="The family file has an error", severity="error",
+                        timeout=10)
+            self.refresh_families()
+            return None
+
     def action_run(self) -> None:
         key, fam = self.selected_family()
         if fam is None:
             self.notify("Select a family that loads without errors first.", severity="warning")
             return
-        self.app.open_run(fam)  # type: ignore[attr-defined]
+        fam = self.fresh_family()
+        if fam is not None:
+            self.app.open_run(fam)  # type: ignore[attr-defined]
+
+    def action_settings(self) -> None:
+        app: ProbeApp = self.app  # type: ignore[assignment]
+
+        def chosen(settings: RunSettings | None) -> None:
+            if settings is not None:
+                app.run_settings = settings
+                self.update_model_status()
+
+        app.push_screen(SettingsScreen(app.run_settings), chosen)
 
     def action_new(self) -> None:
         from screens.editor import EditorScreen
@@ -164,7 +214,9 @@ class HomeScreen(Screen):
         if fam is None:
             self.notify("Nothing to edit: select a family.", severity="warning")
             return
-        self.app.push_screen(EditorScreen(fam))
+        fam = self.fresh_family()
+        if fam is not None:
+            self.app.push_screen(EditorScreen(fam))
 
     def action_history(self) -> None:
         from screens.history import HistoryScreen
@@ -190,6 +242,7 @@ class ProbeApp(App):
     CSS_PATH = "probe.tcss"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False),
         Binding("question_mark", "help", "Help"),
     ]
 
@@ -204,6 +257,8 @@ class ProbeApp(App):
         self.model_state = "not loaded"
         self.families: dict = {}
         self.autoload = autoload
+        self.run_settings = RunSettings()     # what the next runs use (s on Home)
+        self.pending_run = None               # a family to run once the model is ready
 
     def on_mount(self) -> None:
         self.push_screen(HomeScreen())
@@ -213,14 +268,18 @@ class ProbeApp(App):
     def model_status_text(self) -> str:
         colour = {"ready": "green", "loading": "yellow", "failed": "red"}.get(
             self.model_state.split(":")[0], "dim")
-        return (f" model: [b]{self.model_display}[/b]  [{colour}]{self.model_state}[/{colour}]"
-                "   [dim](m to change)[/dim]")
+        waiting = (f"   [yellow]waiting for model… then runs {escape(self.pending_run.name)}"
+                   "[/yellow]" if self.pending_run is not None else "")
+        return (f" model: [b]{escape(self.model_display)}[/b]  [{colour}]"
+                f"{escape(self.model_state)}[/{colour}]{waiting}   [dim](m to change)[/dim]")
 
     # ------------------------------------------------------------ model
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="model",
           description="loading model")
     def load_model(self, spec: str) -> None:
+        # Until it loads, the model is named as asked for, so a failure names the right one.
+        self.model_display = spec or "default model"
         self.post_message(ModelLoading("resolving model", 0.0))
         try:
             if self.backend_factory is not None:
@@ -261,12 +320,18 @@ class ProbeApp(App):
         self.model_state = "ready"
         self._refresh_status()
         self.notify(f"{msg.display} is ready.")
+        family, self.pending_run = self.pending_run, None
+        if family is not None and isinstance(self.screen, HomeScreen):
+            self.open_run(family)
 
     def on_model_failed(self, msg: ModelFailed) -> None:
         self.model_state = "failed"
         self.backend = None
+        dropped, self.pending_run = self.pending_run, None
         self._refresh_status()
-        self.notify(msg.error, title="Model failed to load", severity="error", timeout=10)
+        self.notify(msg.error + (f" ({dropped.name} was not run.)" if dropped else ""),
+                    title=f"Model {self.model_display} failed to load", severity="error",
+                    timeout=10)
 
     def action_pick_model(self) -> None:
         from probe.backends import available_models
@@ -285,10 +350,17 @@ class ProbeApp(App):
         from screens.run_view import RunScreen
 
         if not read_only and self.backend is None:
-            self.notify("The model is not loaded yet (" + self.model_state + ").",
+            if self.model_state.startswith("loading") or self.model_state == "not loaded" \
+                    and self.autoload:
+                # Queued: the run starts as soon as the model is ready.
+                self.pending_run = family
+                self._refresh_status()
+                return
+            self.notify(f"The model is not loaded ({self.model_state}); m picks one.",
                         severity="warning")
             return
-        self.push_screen(RunScreen(family, run_id=run_id, read_only=read_only))
+        self.push_screen(RunScreen(family, run_id=run_id, read_only=read_only,
+                                   settings=RunSettings(**self.run_settings.__dict__)))
 
     def action_help(self) -> None:
         # One installed instance: composing the help text anew cost ~30 ms a time.
@@ -301,30 +373,49 @@ class ProbeApp(App):
         """Every action of the screen in front, in the command palette (ctrl+p)."""
         yield from super().get_system_commands(screen)
         seen = set()
+        titles = set()
         for binding in list(screen.BINDINGS) + list(self.BINDINGS):
-            if not isinstance(binding, Binding) or binding.action in seen:
+            if not isinstance(binding, Binding) or binding.action in seen \
+                    or binding.description in titles:
                 continue
             seen.add(binding.action)
+            titles.add(binding.description)
             target = screen if hasattr(screen, f"action_{binding.action.split('(')[0]}") \
                 else self
-            yield SystemCommand(binding.description, f"{binding.description} "
-                                f"[{binding.key}]", partial(target.run_action,
-                                                            binding.action))
-        if not isinstance(screen, ChartsScreen):
+            key = binding.key.split(",")[0]
+            yield SystemCommand(binding.description, f"key: {key}",
+                                partial(target.run_action, binding.action))
+        if not isinstance(screen, ChartsScreen) and "Charts" not in titles:
             yield SystemCommand("Charts", "Breakdown bars and DR-vs-FR scatter of stored "
-                                "families [g]", self.action_charts)
+                                "families", self.action_charts)
 
     def action_charts(self) -> None:
         self.push_screen(ChartsScreen())
 
     async def action_quit(self) -> None:
-        # A sampling thread cannot be killed; ask it to stop so the run is marked cancelled.
+        """Quit; while a run samples, ask first (nothing is cancelled without the user
+        knowing). A sampling thread cannot be killed: it is asked to stop, so the run is
+        marked cancelled and can be resumed."""
         from screens.run_view import RunScreen
 
-        for screen in self.screen_stack:
-            if isinstance(screen, RunScreen) and screen.runner and screen.state == "running":
-                screen.runner.cancel()
-        self.exit()
+        running = [s for s in self.screen_stack if isinstance(s, RunScreen) and s.running]
+        if not running:
+            self.exit()
+            return
+        if isinstance(self.screen, Choice):
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "q":
+                for screen in running:
+                    screen.runner.cancel()
+                self.exit()
+
+        self.push_screen(Choice(
+            f"[b]{running[0].family.name} is still sampling[/b] "
+            f"({len(running[0].responses)} samples so far).\nQuit and stop the run? The "
+            "samples are kept; History (or probe run --resume) finishes it later.",
+            [("q", "stop the run and quit")], escape_label="keep sampling"), answer)
 
 
 def make_app(**kwargs) -> ProbeApp:

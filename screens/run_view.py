@@ -1,7 +1,10 @@
 """The live run view: DR/FR/π with intervals, the label badge, both answer
-distributions and the table of reframings; plus the answers screen (merge/split)."""
+distributions and the table of reframings; a run's result versions; answers edits."""
 
 from __future__ import annotations
+
+import math
+import time
 
 from rich.markup import escape
 from rich.text import Text
@@ -9,9 +12,8 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
 
 from probe import family as fam_mod
 from probe.errors import ProbeError
@@ -22,10 +24,21 @@ from probe.report import bar
 from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, RunSettings,
                           SampleDrawn)
 from probe.scoring import LiveScorer, Response
+from screens.dialogs import Choice, SampleDetail
 from screens.messages import RunEvent
-from screens.tables import cursor_key
+from screens.tables import cursor_key, fit_columns
 
 BADGE_CLASS = {"deep": "deep", "shallow": "shallow", "non_bias": "nonbias"}
+ACTIVE = ("starting", "running", "stopping")
+
+
+def sure_text(p_label: float) -> str:
+    """The label's probability, floored: a label short of settled (95%) never reads 95%."""
+    return f"{math.floor(p_label * 100)}% sure"
+
+
+def when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
 
 
 def _fmt_rate(name: str, value: float, hits: int, n: int, ci: tuple[float, float]) -> str:
@@ -63,10 +76,12 @@ class RunScreen(Screen):
         Binding("u", "resume", "Resume"),
         Binding("k", "quick", "Quick check"),
         Binding("a", "answers", "Answers"),
+        Binding("enter", "detail", "Sample", show=False),
         Binding("escape", "back", "Back"),
     ]
 
-    def __init__(self, family: Family, run_id: int | None = None, read_only: bool = False):
+    def __init__(self, family: Family, run_id: int | None = None, read_only: bool = False,
+                 settings: RunSettings | None = None):
         super().__init__()
         self.family = family
         self.run_id = run_id
@@ -76,7 +91,10 @@ class RunScreen(Screen):
         self.runner: Runner | None = None
         self.scored = None
         self._dirty = True
-        self.settings = RunSettings()
+        self.settings = settings or RunSettings()
+        self.seed: int | None = None
+        self.versions: list[dict] = []
+        self.quick_on = self.settings.quick
         self._reset_live()
 
     def _reset_live(self) -> None:
@@ -89,11 +107,14 @@ class RunScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="run-title")
+        yield Static("", id="run-versions")
         with Horizontal(id="stats"):
             yield Static("", id="dr", classes="stat")
             yield Static("", id="fr", classes="stat")
             yield Static("", id="pi", classes="stat")
             yield Static("", id="badge")
+        # One line under the verdict for what qualifies it (the non-pick warning goes here).
+        yield Static("", id="verdict-note")
         with Horizontal(id="dists"):
             yield Static("", id="direct-dist", classes="dist")
             yield Static("", id="framed-dist", classes="dist")
@@ -114,13 +135,32 @@ class RunScreen(Screen):
             run = store.run(self.run_id)
             # A past run keeps its own sample count and thresholds (the CLI can set both).
             self.settings = RunSettings.from_dict(run.settings)
+            self.seed = run.seed
+            self.quick_on = self.settings.quick
             for s in store.samples(self.run_id):
                 self.responses.append(Response(s.kind, s.idx, s.response))
+            self._load_versions()
+            if self.versions and self.versions[-1]["family_id"]:
+                # Shown as last scored: a re-score's answers, or the run's own snapshot.
+                path = self.family.path
+                self.family = store.family(self.versions[-1]["family_id"])
+                self.family.path = self.family.path or path
             self._reset_live()
-            self.state = run.status
+            self.state = ("finished (quick check settled)" if run.ending == "quick check"
+                          else run.status)
         if not self.read_only:
             self.start_run(self.run_id)
         self.tick()
+
+    def on_resize(self) -> None:
+        fit_columns(self.query_one("#framings", DataTable), self.size.width,
+                    {"n": 3, "top": 4}, {"answer": 1.0, "why": 0.7, "scenario": 2.2},
+                    minimum=6)
+
+    def _load_versions(self) -> None:
+        if self.run_id is not None:
+            self.versions = self.app.store.result_versions(self.run_id)  # type: ignore
+        self._dirty = True
 
     # ---------------------------------------------------------- running
 
@@ -138,6 +178,8 @@ class RunScreen(Screen):
                                        spec.spec if spec else "",
                                        spec.fingerprint() if spec else None)
                 self.run_id = run_id
+            self.seed = app.store.run(run_id).seed  # type: ignore[attr-defined]
+            runner.force_quick = self.quick_on
             self.state = "running"
             runner.execute(run_id)
         except ProbeError as exc:
@@ -152,10 +194,10 @@ class RunScreen(Screen):
             self._dirty = True
         elif isinstance(e, RunFinished):
             self.state = "finished" + (" (quick check settled)" if e.stopped_early else "")
-            self._dirty = True
+            self._load_versions()
         elif isinstance(e, RunCancelled):
             self.state = "cancelled"
-            self._dirty = True
+            self._load_versions()
         elif isinstance(e, RunFailedEvent):
             self.state = "failed"
             self._dirty = True
@@ -180,35 +222,142 @@ class RunScreen(Screen):
             self.notify(f"Nothing to resume: the run is {self.state}.")
 
     def action_quick(self) -> None:
-        if self.runner is None:
+        # The state shows in the title line, not as a toast: pressing k again and again
+        # would stack one toast per press.
+        if self.state not in ACTIVE or self.runner is None:
             self.notify("Quick check applies while a run samples.")
             return
-        self.runner.force_quick = not self.runner.force_quick
-        self.notify("Quick check " + ("on: stops once the label is settled (95%)."
-                                      if self.runner.force_quick else "off."))
+        self.quick_on = not self.quick_on
+        self.runner.force_quick = self.quick_on
+        self._dirty = True
+        self.tick()
+
+    @property
+    def running(self) -> bool:
+        return self.runner is not None and self.state in ACTIVE
 
     def action_back(self) -> None:
-        if self.runner and self.state == "running":
-            self.runner.cancel()
-        self.app.pop_screen()
+        if not self.running:
+            self.app.pop_screen()
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "s":
+                self.action_stop()
+                self.app.pop_screen()
+
+        self.app.push_screen(Choice(
+            f"[b]The run is still sampling[/b] ({len(self.responses)} samples so far).\n"
+            "Stop it and go back? The samples are kept; u here or History resumes it.",
+            [("s", "stop and go back")], escape_label="stay and keep sampling"), answer)
 
     def action_answers(self) -> None:
         if self.scored is None:
             self.notify("No answers yet.")
             return
-        self.app.push_screen(AnswersScreen(self), lambda _: self.recompute())
+        from screens.answers import AnswersScreen
 
-    def recompute(self) -> None:
-        """After a merge or split: rescore at once and store the new canonicals."""
+        self.app.push_screen(AnswersScreen(self))
+
+    def action_detail(self) -> None:
+        """The sample behind a reframing row: prompt sent, raw response, extraction, why."""
+        key = cursor_key(self.query_one("#framings", DataTable))
+        if key is None or self.run_id is None or self.scored is None:
+            return
+        idx = int(key)
+        sample = next((s for s in self.app.store.samples(self.run_id)  # type: ignore
+                       if s.kind == "framed" and s.idx == idx), None)
+        match = next((m for r, m in self.scored.matches
+                      if r.kind == "framed" and r.idx == idx), None)
+        if sample is None or match is None:
+            self.notify(f"Reframing {idx + 1} has no sample yet.")
+            return
+        top = self.scored.scores.top_answer
+        verdict = ("matches the direct top answer" if match.canonical == top and top else
+                   f"does not match the direct top answer ({top or 'none'})")
+        self.app.push_screen(SampleDetail(f"Reframing {idx + 1}", [
+            ("Scenario", self.family.framings[idx]),
+            ("Prompt sent", sample.prompt),
+            ("Raw response", sample.response),
+            ("Extracted answer", match.answer),
+            ("Canonical answer", match.canonical),
+            ("Why", f"{match.reason}{' · refusal/echo (not a pick)' if match.refusal else ''}"
+                    f" — {verdict}"),
+        ]))
+
+    @on(DataTable.RowSelected, "#framings")
+    def row_chosen(self) -> None:
+        self.action_detail()
+
+    # ---------------------------------------------------------- answers edits
+
+    def edit_answers(self, edit, note: str, done) -> None:
+        """Merge or split: ask where the change goes, then re-score as a new result version.
+
+        ``edit(answers, earlier_edits)`` changes an answers table in place and returns a
+        record of the change. The run's result as sampled is never changed."""
+        if self.running:
+            self.notify("Wait for the run to end (or stop it with s) before changing answers.",
+                        severity="warning")
+            return
+        if self.run_id is None:
+            return
+        try:
+            path = self.family.path or fam_mod.path_for(self.family.name, families_dir())
+        except ProbeError:
+            path = None
+        exists = path is not None and path.exists()
+        lines = [f"[b]{escape(note[0].upper() + note[1:])}?[/b]",
+                 "The run's result as sampled is kept; the change adds a re-scored result "
+                 "beside it."]
+        if path is None:
+            choices = [("r", "re-score this run only")]
+        elif not exists:
+            lines.append(f"The family file {escape(str(path))} no longer exists.")
+            choices = [("r", "re-score this run only"), ("c", "recreate the file")]
+        elif self.read_only:
+            lines.append(f"This is a past run. Change the family file {escape(str(path))} "
+                         "too, so the next runs agree?")
+            choices = [("f", "change the file too"), ("r", "re-score this run only")]
+        else:
+            lines.append(f"Saved to {escape(str(path))} too, so the next runs agree.")
+            choices = [("y", "apply and save the file"), ("r", "this run only")]
+
+        def answer(choice: str | None) -> None:
+            if choice is not None and self._apply_edit(edit, note, path if choice in "ycf"
+                                                       else None):
+                done()
+
+        self.app.push_screen(Choice("\n".join(lines), choices), answer)
+
+    def _apply_edit(self, edit, note: str, path) -> bool:
+        store = self.app.store  # type: ignore[attr-defined]
+        earlier = store.answer_edits(self.family.name)
+        record = None
+        if path is not None:
+            # The file as it is now on disk, so edits made to it meanwhile are kept.
+            try:
+                on_disk = fam_mod.load(path) if path.exists() else \
+                    Family(self.family.name, self.family.direct, list(self.family.framings),
+                           {k: list(v) for k, v in self.family.answers.items()})
+                record = edit(on_disk.answers, earlier)
+                fam_mod.save(on_disk, path)
+            except (ProbeError, OSError) as exc:
+                self.notify(f"The family file was not changed: {exc}", severity="error",
+                            timeout=10)
+                return False
+        run_record = edit(self.family.answers, earlier)
         self._reset_live()
-        self._dirty = True
+        scored = self.live.scored()
+        version = store.save_result(
+            self.run_id, scored.scores, kind="rescored", note=note, family=self.family,
+            canonicals=[[r.kind, r.idx, m.canonical, m.reason] for r, m in scored.matches],
+            edit=record or run_record)
+        self._load_versions()
         self.tick()
-        if self.run_id is not None and self.scored is not None:
-            store = self.app.store  # type: ignore[attr-defined]
-            store.relink_family(self.run_id, self.family)
-            store.update_canonicals(self.run_id, [(r.kind, r.idx, m.canonical, m.reason)
-                                                  for r, m in self.scored.matches])
-            store.save_result(self.run_id, self.scored.scores)
+        where = f" and saved to {path}" if path is not None else " (family file unchanged)"
+        self.notify(f"Re-scored as result v{version}{where}; the result as sampled is kept.")
+        return True
 
     # ---------------------------------------------------------- display
 
@@ -220,12 +369,30 @@ class RunScreen(Screen):
         s = self.scored.scores if self.scored else None
         planned = len(self.family.framings) + self.settings.samples
         mode = " [dim](read-only)[/dim]" if self.read_only else ""
+        quick = "   [b]quick check on[/b]" if self.quick_on and self.state in ACTIVE else ""
+        seed = f"seed {self.seed}" if self.seed is not None else "seed …"
+        model = self.app.model_display  # type: ignore[attr-defined]
+        if self.run_id is not None and (self.read_only or self.state not in ACTIVE):
+            model = self.app.store.run(self.run_id).model  # type: ignore[attr-defined]
         self.query_one("#run-title", Static).update(
-            f" [b]{escape(self.family.name)}[/b] on {escape(self.app.model_display)}"  # type: ignore
-            f"   run {self.run_id or '…'}   {len(self.responses)}/{planned} samples   "
-            f"[i]{self.state}[/i]{mode}\n [dim]{escape(self.family.direct)}[/dim]")
+            f" [b]{escape(self.family.name)}[/b] on {escape(model)}"
+            f"   run {self.run_id or '…'} · {seed}   {len(self.responses)}/{planned} samples"
+            f"   [i]{self.state}[/i]{mode}{quick}\n [dim]{escape(self.family.direct)}[/dim]")
+        self.query_one("#run-versions", Static).update(self._versions_text())
         self._update_stats(s)
         self._update_table()
+
+    def _versions_text(self) -> str:
+        """With re-scores: which result is shown, and the one as sampled beside it."""
+        if len(self.versions) < 2:
+            return ""
+        parts = []
+        for v in reversed(self.versions):
+            what = "as sampled" if v["kind"] == "sampled" else f"re-scored: {v['note']}"
+            parts.append(f"v{v['version']} {when(v['created_at'])} {escape(what)} → "
+                         f"{LABEL_TEXT[v['label']]} π {v['pi']:.2f}")
+        return " [b]shown:[/b] " + "\n [dim]earlier:[/dim] ".join(
+            [parts[0], " · ".join(parts[1:])])
 
     def _update_stats(self, s: Scores | None) -> None:
         if s is None:
@@ -244,7 +411,7 @@ class RunScreen(Screen):
         # unsettled (more samples could change it).
         settling = "" if s.settled else (
             "\nsettling" if self.state in ("running", "starting", "stopping") else "\nunsettled")
-        badge.update(f"{LABEL_TEXT[s.label]}{settling}\n{s.p_label:.0%} sure")
+        badge.update(f"{LABEL_TEXT[s.label]}{settling}\n{sure_text(s.p_label)}")
         for cls in BADGE_CLASS.values():
             badge.remove_class(cls)
         badge.add_class(BADGE_CLASS[s.label])
@@ -277,7 +444,7 @@ class RunScreen(Screen):
             if m is None:
                 continue
             hit = m.canonical == top and bool(top)
-            values = ((m.canonical or "(empty)")[:24], hit, m.reason, m.refusal)
+            values = (m.canonical or "(empty)", hit, m.reason, m.refusal)
             if self._cells.get(i) == values:
                 continue
             self._cells[i] = values
@@ -287,143 +454,3 @@ class RunScreen(Screen):
                                                   style="green" if hit else "red"))
             table.update_cell(str(i), "why", Text(m.reason + (" · refusal/echo" if m.refusal
                                                               else ""), style="dim"))
-
-
-class AnswersScreen(ModalScreen[None]):
-    """Canonical answers with their surface forms and merge reasons; merge and split."""
-
-    BINDINGS = [
-        Binding("space", "mark", "Mark"),
-        Binding("m", "merge", "Merge marked → selected"),
-        Binding("x", "split", "Split a surface form"),
-        Binding("escape", "dismiss(None)", "Close"),
-    ]
-
-    def __init__(self, run_screen: RunScreen):
-        super().__init__()
-        self.run_screen = run_screen
-        self.marked: set[str] = set()
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="answers-box"):
-            yield Static("[b]Answers[/b]  space mark · m merge marked into selected · "
-                         "x split · escape close", id="answers-help")
-            yield DataTable(id="answers", cursor_type="row")
-            yield Static("", id="answer-detail")
-
-    def on_mount(self) -> None:
-        table = self.query_one("#answers", DataTable)
-        table.add_columns(" ", "answer", "direct", "framed", "surface forms")
-        self.refresh_table()
-
-    def clusters(self) -> dict[str, dict]:
-        out: dict[str, dict] = {}
-        for r, m in self.run_screen.scored.matches:
-            if not m.canonical:
-                continue
-            c = out.setdefault(m.canonical, {"direct": 0, "framed": 0, "forms": {}})
-            c[r.kind] += 1
-            forms = c["forms"]
-            forms.setdefault(m.answer, set()).add(m.reason)
-        return out
-
-    def refresh_table(self) -> None:
-        table = self.query_one("#answers", DataTable)
-        table.clear()
-        for name, c in sorted(self.clusters().items(),
-                              key=lambda kv: -(kv[1]["direct"] + kv[1]["framed"])):
-            # Text cells: DataTable would parse a plain str as markup.
-            table.add_row("●" if name in self.marked else " ", Text(name), str(c["direct"]),
-                          str(c["framed"]), Text(", ".join(c["forms"])), key=name)
-        self.show_detail()
-
-    def selected(self) -> str | None:
-        return cursor_key(self.query_one("#answers", DataTable))
-
-    @on(DataTable.RowHighlighted)
-    def show_detail(self) -> None:
-        name = self.selected()
-        detail = self.query_one("#answer-detail", Static)
-        if name is None:
-            detail.update("")
-            return
-        forms = self.clusters().get(name, {}).get("forms", {})
-        lines = [f"[b]{escape(name)}[/b] — surface forms and why they joined:"]
-        lines += [f"  {escape(form)}  [dim]{', '.join(sorted(reasons))}[/dim]"
-                  for form, reasons in forms.items()]
-        detail.update("\n".join(lines))
-
-    def action_mark(self) -> None:
-        name = self.selected()
-        if name:
-            self.marked ^= {name}
-            self.refresh_table()
-
-    def _apply(self, edit) -> None:
-        """Apply an answers edit to the run's family and to the family file on disk.
-
-        The file is read afresh and only the edit is applied to it, so changes made to
-        the file since this run started are kept."""
-        fam = self.run_screen.family
-        edit(fam)
-        try:
-            target = fam.path if fam.path and fam.path.exists() else \
-                fam_mod.path_for(fam.name, families_dir())
-            on_disk = fam_mod.load(target) if target.exists() else fam
-            if on_disk is not fam:
-                edit(on_disk)
-            fam_mod.save(on_disk, target)
-            fam.path = target
-            self.notify(f"Saved to {target}.")
-        except (ProbeError, OSError) as exc:
-            self.notify(f"Could not save the family file: {exc}", severity="error")
-        self.run_screen.recompute()
-        self.refresh_table()
-
-    def action_merge(self) -> None:
-        target = self.selected()
-        sources = self.marked - {target}
-        if not target or not sources:
-            self.notify("Mark answers with space, then select the one to merge them into.",
-                        severity="warning")
-            return
-        clusters = self.clusters()
-        aliases = [alias for src in sorted(sources)
-                   for alias in [src, *clusters.get(src, {}).get("forms", {})]]
-
-        def merge(fam: Family) -> None:
-            for alias in aliases:
-                fam.add_alias(target, alias)
-
-        self.marked.clear()
-        self._apply(merge)
-
-    def action_split(self) -> None:
-        name = self.selected()
-        forms = list(self.clusters().get(name or "", {}).get("forms", {}))
-        if len(forms) < 2:
-            self.notify("This answer has only one surface form; nothing to split.")
-            return
-
-        def chosen(form: str | None) -> None:
-            if form:
-                self._apply(lambda fam: fam.add_canonical(form))
-
-        self.app.push_screen(SplitPicker(forms), chosen)
-
-
-class SplitPicker(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
-
-    def __init__(self, forms: list[str]):
-        super().__init__()
-        self.forms = forms
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="picker-box"):
-            yield Static("[b]Split which surface form into its own answer?[/b]")
-            yield OptionList(*[Option(escape(f), id=str(i)) for i, f in enumerate(self.forms)])
-
-    @on(OptionList.OptionSelected)
-    def chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.forms[int(event.option.id)])
