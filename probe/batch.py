@@ -110,7 +110,7 @@ class Batch:
             runner = Runner(self.store, self.backend, on_event=self.on_event)
             self._runner = runner
             if r["status"] == "finished":
-                outcome = self._finished(r["id"])
+                outcome = self.finished(r["id"])
             else:
                 outcome = runner.execute(r["id"])
             outcomes.append(outcome)
@@ -119,7 +119,7 @@ class Batch:
                 break
         return outcomes
 
-    def _finished(self, run_id: int) -> Outcome:
+    def finished(self, run_id: int) -> Outcome:
         run = self.store.run(run_id)
         fam = self.store.family(run.family_id)
         samples = self.store.samples(run_id)

@@ -132,7 +132,8 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
                                extra={"base_url": base_url, "api_key_env": api_key_env}
                                if spec.engine == "openai" else None)
     if not as_json:
-        click.echo(f"run {run_id}: {family_name} on {spec.display}", err=True)
+        click.echo(f"run {run_id}: {family_name} on {spec.display} "
+                   f"(seed {store.run(run_id).seed})", err=True)
     with graceful_interrupt(runner.cancel, lambda: runner.cancelled):
         outcome = runner.execute(run_id)
     progress.done()
@@ -145,6 +146,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
     record["status"] = outcome.status
     record["samples_used"] = outcome.samples_used
     record["samples_planned"] = outcome.samples_planned
+    record["seed"] = store.run(run_id).seed
     if outcome.settings.quick:
         record["quick"] = {"stopped_early": outcome.stopped_early,
                            "samples_saved": outcome.samples_planned - outcome.samples_used}
