@@ -11,19 +11,18 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from probe import family as fam_mod
 from probe.errors import ProbeError
 from probe.family import Family
 from probe.metrics import LABEL_TEXT, AnswerCount, Scores
-from probe.paths import families_dir
 from probe.report import bar
 from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, RunSettings,
                           SampleDrawn)
 from probe.scoring import LiveScorer, Response
+from screens.answers import AnswerEditing
 from screens.dialogs import Choice, SampleDetail
 from screens.messages import RunEvent
 from screens.tables import cursor_key, fit_columns
@@ -68,7 +67,7 @@ def render_distribution(title: str, items: list[AnswerCount], top: str | None,
     return text
 
 
-class RunScreen(Screen):
+class RunScreen(AnswerEditing, Screen):
     """One family on the current model: live, or a past run read-only."""
 
     BINDINGS = [
@@ -288,76 +287,6 @@ class RunScreen(Screen):
     @on(DataTable.RowSelected, "#framings")
     def row_chosen(self) -> None:
         self.action_detail()
-
-    # ---------------------------------------------------------- answers edits
-
-    def edit_answers(self, edit, note: str, done) -> None:
-        """Merge or split: ask where the change goes, then re-score as a new result version.
-
-        ``edit(answers, earlier_edits)`` changes an answers table in place and returns a
-        record of the change. The run's result as sampled is never changed."""
-        if self.running:
-            self.notify("Wait for the run to end (or stop it with s) before changing answers.",
-                        severity="warning")
-            return
-        if self.run_id is None:
-            return
-        try:
-            path = self.family.path or fam_mod.path_for(self.family.name, families_dir())
-        except ProbeError:
-            path = None
-        exists = path is not None and path.exists()
-        lines = [f"[b]{escape(note[0].upper() + note[1:])}?[/b]",
-                 "The run's result as sampled is kept; the change adds a re-scored result "
-                 "beside it."]
-        if path is None:
-            choices = [("r", "re-score this run only")]
-        elif not exists:
-            lines.append(f"The family file {escape(str(path))} no longer exists.")
-            choices = [("r", "re-score this run only"), ("c", "recreate the file")]
-        elif self.read_only:
-            lines.append(f"This is a past run. Change the family file {escape(str(path))} "
-                         "too, so the next runs agree?")
-            choices = [("f", "change the file too"), ("r", "re-score this run only")]
-        else:
-            lines.append(f"Saved to {escape(str(path))} too, so the next runs agree.")
-            choices = [("y", "apply and save the file"), ("r", "this run only")]
-
-        def answer(choice: str | None) -> None:
-            if choice is not None and self._apply_edit(edit, note, path if choice in "ycf"
-                                                       else None):
-                done()
-
-        self.app.push_screen(Choice("\n".join(lines), choices), answer)
-
-    def _apply_edit(self, edit, note: str, path) -> bool:
-        store = self.app.store  # type: ignore[attr-defined]
-        earlier = store.answer_edits(self.family.name)
-        record = None
-        if path is not None:
-            # The file as it is now on disk, so edits made to it meanwhile are kept.
-            try:
-                on_disk = fam_mod.load(path) if path.exists() else \
-                    Family(self.family.name, self.family.direct, list(self.family.framings),
-                           {k: list(v) for k, v in self.family.answers.items()})
-                record = edit(on_disk.answers, earlier)
-                fam_mod.save(on_disk, path)
-            except (ProbeError, OSError) as exc:
-                self.notify(f"The family file was not changed: {exc}", severity="error",
-                            timeout=10)
-                return False
-        run_record = edit(self.family.answers, earlier)
-        self._reset_live()
-        scored = self.live.scored()
-        version = store.save_result(
-            self.run_id, scored.scores, kind="rescored", note=note, family=self.family,
-            canonicals=[[r.kind, r.idx, m.canonical, m.reason] for r, m in scored.matches],
-            edit=record or run_record)
-        self._load_versions()
-        self.tick()
-        where = f" and saved to {path}" if path is not None else " (family file unchanged)"
-        self.notify(f"Re-scored as result v{version}{where}; the result as sampled is kept.")
-        return True
 
     # ---------------------------------------------------------- display
 

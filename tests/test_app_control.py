@@ -344,8 +344,8 @@ def test_editor_at_80x24_scrolls_to_the_answers_and_dialogs_fit(isolated):
             ed = app.screen
             answers = ed.query_one("#answers", TextArea)
             answers.focus()
-            await pilot.pause(0.2)
-            assert answers.region.bottom <= 24 and answers.region.height > 0
+            await wait_until(pilot, lambda: answers.region.height > 0
+                             and answers.region.bottom <= 23)       # above the footer
             assert ed.query_one("#validation", Static).region.bottom <= 24
             assert not answers.soft_wrap
             answers.insert("\nx")
