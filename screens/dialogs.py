@@ -69,13 +69,13 @@ class SampleDetail(ModalScreen[None]):
 
 
 FIELDS = [  # (field, label, help)
-    ("samples", "Direct samples (N)", "the direct question is sampled N times"),
+    ("samples", "Direct samples (N)", "times the direct question is sampled"),
     ("temperature", "Temperature", "0 … 5"),
     ("max_tokens", "Max new tokens", "1 … 4096"),
-    ("seed", "Seed", "blank: a fresh seed for every run"),
-    ("dr_threshold", "DR threshold", "Deep and Shallow need DR above it"),
+    ("seed", "Seed", "blank: a fresh seed each run"),
+    ("dr_threshold", "DR threshold", "a bias needs DR above it"),
     ("pi_threshold", "π threshold", "Deep needs π above it"),
-    ("shots", "Shots (base mode)", "solved examples before the question, 0 … 8"),
+    ("shots", "Shots (base mode)", "solved examples first, 0 … 8"),
 ]
 
 
@@ -103,19 +103,19 @@ class SettingsScreen(ModalScreen[RunSettings | None]):
             with Horizontal(classes="setting"):
                 yield Label("Base-model prompting")
                 yield Switch(s.base, id="set-base")
-                yield Static("[dim]Q:/A: prompts even if a chat template exists[/dim]",
+                yield Static("[dim]Q:/A: prompts, even for chat models[/dim]",
                              classes="hint")
             with Horizontal(classes="setting"):
                 yield Label("Quick check")
                 yield Switch(s.quick, id="set-quick")
                 yield Static("[dim]stop once the label is settled (95%)[/dim]",
                              classes="hint")
-            with Horizontal(classes="setting"):
+            with Horizontal(classes="setting rule"):
                 yield Label("Scoring rule")
                 yield Select([(r, r) for r in RULES], value=s.rule, allow_blank=False,
                              id="set-rule")
-                yield Static("[dim]probe: the paper's text · reference: its released "
-                             "code[/dim]", classes="hint")
+                yield Static("[dim]probe: the paper's text; reference: its code[/dim]",
+                             classes="hint")
             yield Static("", id="settings-error")
             with Horizontal(classes="buttons"):
                 yield Button("Apply [ctrl+s]", id="apply", variant="primary")

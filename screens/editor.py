@@ -84,12 +84,14 @@ class EditorScreen(Screen):
             yield Input(f.direct if f else "", placeholder="Choose a random popular butterfly.",
                         id="direct")
             yield Label("Reframings — one per line (paste many at once; alt+↑/↓ moves a line)")
-            yield TextArea("\n".join(f.framings) if f else "", id="framings")
+            # Line numbers: a long reframing wraps, and the number shows it is still one.
+            yield TextArea("\n".join(f.framings) if f else "", id="framings",
+                           show_line_numbers=True)
             yield Static("", id="framing-count")
             yield Label("Answers — `Canonical = alias, alias` per line (optional)")
             # No soft wrap: one `Canonical = aliases` entry stays one line.
             yield TextArea(format_answers(f.answers) if f else "", id="answers",
-                           soft_wrap=False)
+                           soft_wrap=False, show_line_numbers=True)
         yield Static("", id="validation")
         yield Footer()
 

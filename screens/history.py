@@ -19,6 +19,14 @@ from probe.analysis import compare_models, render_compare, top_answers_agree
 from probe.metrics import LABEL_TEXT
 from screens.tables import cursor_key, fit_columns, move_to_key
 
+WIDE = (" ", "run", "family", "model", "ended", "samples", "seed", "label", "DR", "FR", "π",
+        "top answer", "when")
+NARROW = (" ", "run", "family", "model", "ended", "samples", "label", "π")
+FIXED = {" ": 1, "run": 4, "ended": 11, "samples": 7, "seed": 10, "label": 8, "DR": 4, "FR": 4,
+         "π": 4, "when": 16}
+FLEXIBLE = {"family": 1.0, "model": 1.2, "top answer": 0.8}
+
+
 def when(t: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) if t else "—"
 
@@ -54,27 +62,39 @@ class HistoryScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#runs", DataTable)
-        for key in (" ", "run", "family", "model", "ended", "samples", "seed", "label", "DR",
-                    "FR", "π", "top answer", "when"):
-            table.add_column(key, key=key)
-        self.refresh_runs()
-        table.focus()
+        self.columns = ()
+        self.on_resize()
+        self.query_one("#runs", DataTable).focus()
 
     def on_resize(self) -> None:
-        fit_columns(self.query_one("#runs", DataTable), self.size.width,
-                    {" ": 1, "run": 9, "ended": 11, "samples": 7, "seed": 10, "label": 8,
-                     "DR": 4, "FR": 4, "π": 4, "when": 16},
-                    {"family": 1.0, "model": 1.2, "top answer": 0.8}, minimum=6)
+        # A narrow terminal shows fewer columns, each readable, rather than all of them cut
+        # to a few letters; enter on a run shows the rest.
+        columns = WIDE if self.size.width >= 120 else NARROW
+        table = self.query_one("#runs", DataTable)
+        if columns != self.columns:
+            self.columns = columns
+            table.clear(columns=True)
+            for key in columns:
+                table.add_column(key, key=key)
+            self.refresh_runs()
+        fit_columns(table, self.size.width, {k: w for k, w in FIXED.items() if k in columns},
+                    {k: w for k, w in FLEXIBLE.items() if k in columns}, minimum=6)
 
     @on(Input.Changed, "#filter")
     def refresh_runs(self) -> None:
+        if not self.columns:
+            return
         store = self.app.store  # type: ignore[attr-defined]
         text = self.query_one("#filter", Input).value.strip().casefold()
         table = self.query_one("#runs", DataTable)
         keep = cursor_key(table)
         table.clear()
         fmt = lambda v: f"{v:.2f}" if v is not None else "—"  # noqa: E731
+
+        def add(key: str, **cells) -> None:
+            cells[" "] = "●" if key in self.marked else " "
+            table.add_row(*[cells.get(c, "") for c in self.columns], key=key)
+
         for r in store.runs():
             if text and text not in r["family_name"].casefold() \
                     and text not in r["model"].casefold():
@@ -84,24 +104,23 @@ class HistoryScreen(Screen):
             planned = _planned(r)
             used = r["samples_used"] if r["samples_used"] is not None else \
                 (r["n_direct"] or 0) + (r["n_framed"] or 0)
-            key = row_key(r["id"])
-            table.add_row("●" if key in self.marked else " ", str(r["id"]),
-                          Text(r["family_name"]), Text(r["model"]),
-                          r["ending"] or r["status"],
-                          f"{used}/{planned}" if planned else str(used),
-                          "—" if r["seed"] is None else str(r["seed"]),
-                          LABEL_TEXT.get(first["label"], "—"), fmt(first["dr"]),
-                          fmt(first["fr"]), fmt(first["pi"]), Text(first["top_answer"] or "—"),
-                          when(r["created_at"]), key=key)
+            add(row_key(r["id"]), run=str(r["id"]), family=Text(r["family_name"]),
+                model=Text(r["model"]), ended=r["ending"] or r["status"],
+                samples=f"{used}/{planned}" if planned else str(used),
+                seed="—" if r["seed"] is None else str(r["seed"]),
+                label=LABEL_TEXT.get(first["label"], "—"), DR=fmt(first["dr"]),
+                FR=fmt(first["fr"]), **{"π": fmt(first["pi"]),
+                                        "top answer": Text(first["top_answer"] or "—")},
+                when=when(r["created_at"]))
             for v in versions[1:]:
-                vkey = row_key(r["id"], v["version"])
                 note = f"↳ re-scored: {v['note'] or ''}" if v["kind"] == "rescored" \
                     else "↳ resumed"
-                table.add_row("●" if vkey in self.marked else " ", f"  v{v['version']}",
-                              Text(note, style="italic"), "", "", "", "",
-                              LABEL_TEXT.get(v["label"], "—"), fmt(v["dr"]), fmt(v["fr"]),
-                              fmt(v["pi"]), Text(v["top_answer"] or "—"),
-                              when(v["created_at"]), key=vkey)
+                add(row_key(r["id"], v["version"]), run=f"v{v['version']}",
+                    family=Text(note, style="italic"), model=Text(when(v["created_at"]),
+                                                                  style="dim"),
+                    label=LABEL_TEXT.get(v["label"], "—"), DR=fmt(v["dr"]), FR=fmt(v["fr"]),
+                    **{"π": fmt(v["pi"]), "top answer": Text(v["top_answer"] or "—")},
+                    when=when(v["created_at"]))
         move_to_key(table, keep)
 
     def selected(self) -> str | None:
@@ -146,6 +165,7 @@ class HistoryScreen(Screen):
         for i in range(table.row_count):
             k = table.coordinate_to_cell_key((i, 0)).row_key.value
             table.update_cell(k, " ", "●" if k in self.marked else " ")
+        self.query_one("#compare", Static).display = False
 
     def action_compare(self) -> None:
         if len(self.marked) != 2:
@@ -153,7 +173,9 @@ class HistoryScreen(Screen):
                         severity="warning")
             return
         a, b = (parse_key(k) for k in self.marked)
-        self.query_one("#compare", Static).update(compare_text(self.app.store, a, b))
+        box = self.query_one("#compare", Static)
+        box.update(compare_text(self.app.store, a, b))
+        box.display = True
 
 
 def _planned(r: dict) -> int | None:

@@ -87,15 +87,17 @@ class HomeScreen(Screen):
     def on_mount(self) -> None:
         table = self.query_one("#families", DataTable)
         for key, label in (("family", "family"), ("framings", "framings"),
-                           ("prompt", "direct prompt"), ("label", "last label (this model)"),
+                           ("prompt", "direct prompt"), ("label", "last label"),
                            ("others", "other models")):
             table.add_column(label, key=key)
         self.refresh_families()
         self.update_model_status()
 
     def on_resize(self) -> None:
+        app = self.app
+        longest = max((len(f.name) for f in app.families.values()), default=6)
         fit_columns(self.query_one("#families", DataTable), self.size.width,
-                    {"family": 20, "framings": 8, "label": 23},
+                    {"family": min(max(longest, 6) + 1, 24), "framings": 8, "label": 16},
                     {"prompt": 1.3, "others": 1.0})
 
     def on_screen_resume(self) -> None:
@@ -144,6 +146,8 @@ class HomeScreen(Screen):
         hint = self.query_one("#home-hint", Static)
         hint.update("" if table.row_count else
                     f"No families in {families_dir()}/ yet: press n to write one.")
+        hint.display = not table.row_count
+        self.on_resize()
 
     def update_model_status(self) -> None:
         app = self.app
@@ -153,9 +157,9 @@ class HomeScreen(Screen):
         extras = [x for x in ("base prompts" if s.base else "", "quick check" if s.quick
                               else "", f"{s.rule} rule" if s.rule != "probe" else "") if x]
         self.query_one("#settings-line", Static).update(
-            f" [dim]runs: {s.samples} direct samples · temperature {s.temperature:g} · {seed}"
+            f" [dim]runs: {s.samples} direct samples · T {s.temperature:g} · {seed}"
             f" · DR > {s.dr_threshold:g}, π > {s.pi_threshold:g}"
-            f"{' · ' + ' · '.join(extras) if extras else ''}   (s to change)[/dim]")
+            f"{' · ' + ' · '.join(extras) if extras else ''}  (s: settings)[/dim]")
 
     def selected_family(self):
         app = self.app

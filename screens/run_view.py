@@ -152,9 +152,10 @@ class RunScreen(AnswerEditing, Screen):
         self.tick()
 
     def on_resize(self) -> None:
-        fit_columns(self.query_one("#framings", DataTable), self.size.width,
-                    {"n": 3, "top": 4}, {"answer": 1.0, "why": 0.7, "scenario": 2.2},
-                    minimum=6)
+        width = self.size.width
+        fit_columns(self.query_one("#framings", DataTable), width,
+                    {"n": 3, "top": 4, "why": min(22, max(6, width // 8))},
+                    {"answer": 1.0, "scenario": 2.4}, minimum=6)
 
     def _load_versions(self) -> None:
         if self.run_id is not None:
@@ -251,6 +252,7 @@ class RunScreen(AnswerEditing, Screen):
             [("s", "stop and go back")], escape_label="stay and keep sampling"), answer)
 
     def action_answers(self) -> None:
+        self.tick()          # the timer may not have drawn the last samples yet
         if self.scored is None:
             self.notify("No answers yet.")
             return
@@ -260,6 +262,7 @@ class RunScreen(AnswerEditing, Screen):
 
     def action_detail(self) -> None:
         """The sample behind a reframing row: prompt sent, raw response, extraction, why."""
+        self.tick()
         key = cursor_key(self.query_one("#framings", DataTable))
         if key is None or self.run_id is None or self.scored is None:
             return
@@ -307,9 +310,18 @@ class RunScreen(AnswerEditing, Screen):
             f" [b]{escape(self.family.name)}[/b] on {escape(model)}"
             f"   run {self.run_id or '…'} · {seed}   {len(self.responses)}/{planned} samples"
             f"   [i]{self.state}[/i]{mode}{quick}\n [dim]{escape(self.family.direct)}[/dim]")
-        self.query_one("#run-versions", Static).update(self._versions_text())
+        versions = self.query_one("#run-versions", Static)
+        versions.update(self._versions_text())
+        versions.display = len(self.versions) > 1
         self._update_stats(s)
         self._update_table()
+
+    def set_verdict_note(self, text: str) -> None:
+        """The line under the badge for what qualifies the verdict (e.g. too few picks on a
+        side); hidden while empty."""
+        note = self.query_one("#verdict-note", Static)
+        note.update(text)
+        note.display = bool(text)
 
     def _versions_text(self) -> str:
         """With re-scores: which result is shown, and the one as sampled beside it."""

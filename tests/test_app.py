@@ -152,11 +152,14 @@ def test_author_save_run_merge_history_compare(isolated):
             await pilot.press("escape", "h")
             assert isinstance(app.screen, HistoryScreen)
             runs = app.screen.query_one("#runs", DataTable)
-            rows = [[str(c) for c in runs.get_row_at(i)] for i in range(runs.row_count)]
+            cols = app.screen.columns
+            rows = [dict(zip(cols, map(str, runs.get_row_at(i))))
+                    for i in range(runs.row_count)]
             assert len(rows) == 4            # run 2; run 1 as sampled and its two re-scores
-            assert rows[1][1] == "1" and rows[1][7] == "Deep" and rows[1][10] == "0.60"
-            assert "re-scored: merge Viceroy into Monarch" in rows[2][2]
-            assert rows[2][10] == "1.00"
+            assert rows[1]["run"] == "1" and rows[1]["label"] == "Deep"
+            assert rows[1]["π"] == "0.60"                 # the result as sampled
+            assert "re-scored: merge Viceroy into Monarch" in rows[2]["family"]
+            assert rows[2]["π"] == "1.00" and rows[3]["π"] == "0.60"
             await pilot.press("space", "down", "space")
             assert runs.cursor_row == 1
             await pilot.press("c")

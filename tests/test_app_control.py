@@ -326,7 +326,7 @@ def test_home_columns_fit_and_other_models_keep_their_names(isolated):
             table = app.screen.query_one("#families", DataTable)
             widths = {k.value: c.get_render_width(table) for k, c in table.columns.items()}
             assert sum(widths.values()) <= 100
-            assert widths["label"] >= len("last label (this model)")
+            assert widths["label"] >= len("Non-bias  π 0.43") + 2
             cell = str(table.get_row_at(family_rows(app).index("b"))[4])
             assert "gemma-3-270m-q4_k_m: Deep" in cell
 
