@@ -19,7 +19,7 @@ from probe.errors import ProbeError
 from probe.family import Family
 from probe.paths import families_dir
 from screens.dialogs import Choice
-from screens.tables import cursor_key
+from screens.tables import cursor_key, fit_columns
 
 
 class AnswerEditing:
@@ -125,6 +125,11 @@ class AnswersScreen(ModalScreen[None]):
         table.add_column("framed", key="framed")
         table.add_column("surface forms", key="forms")
         self.refresh_table()
+
+    def on_resize(self) -> None:
+        # The box is 95% of the screen, less its border and padding.
+        fit_columns(self.query_one("#answers", DataTable), int(self.size.width * 0.95) - 4,
+                    {"mark": 1, "direct": 6, "framed": 6}, {"answer": 1.0, "forms": 1.6})
 
     def clusters(self) -> dict[str, dict]:
         out: dict[str, dict] = {}

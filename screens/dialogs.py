@@ -30,7 +30,7 @@ class Choice(ModalScreen[str | None]):
             yield Static(self.question, id="question")
             with Horizontal(classes="buttons"):
                 for i, (key, label) in enumerate(self.choices):
-                    yield Button(f"{label} [{key}]", id=f"choice-{key}",
+                    yield Button(f"{key}: {label}", id=f"choice-{key}",
                                  variant="primary" if i == 0 else "default")
             yield Static(f"[dim]escape: {self.escape_label}[/dim]")
 
@@ -118,8 +118,8 @@ class SettingsScreen(ModalScreen[RunSettings | None]):
                              classes="hint")
             yield Static("", id="settings-error")
             with Horizontal(classes="buttons"):
-                yield Button("Apply [ctrl+s]", id="apply", variant="primary")
-                yield Button("Cancel [escape]", id="cancel")
+                yield Button("Apply (ctrl+s)", id="apply", variant="primary")
+                yield Button("Cancel (escape)", id="cancel")
 
     def read(self) -> RunSettings:
         values: dict = {}

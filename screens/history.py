@@ -24,7 +24,7 @@ WIDE = (" ", "run", "family", "model", "ended", "samples", "seed", "label", "DR"
 NARROW = (" ", "run", "family", "model", "ended", "samples", "label", "π")
 FIXED = {" ": 1, "run": 4, "ended": 11, "samples": 7, "seed": 10, "label": 8, "DR": 4, "FR": 4,
          "π": 4, "when": 16}
-FLEXIBLE = {"family": 1.0, "model": 1.2, "top answer": 0.8}
+FLEXIBLE = {"family": 0.7, "model": 1.5, "top answer": 0.7}
 
 
 def when(t: float | None) -> str:
@@ -113,11 +113,10 @@ class HistoryScreen(Screen):
                                         "top answer": Text(first["top_answer"] or "—")},
                 when=when(r["created_at"]))
             for v in versions[1:]:
-                note = f"↳ re-scored: {v['note'] or ''}" if v["kind"] == "rescored" \
-                    else "↳ resumed"
+                kind = "↳ re-scored" if v["kind"] == "rescored" else "↳ resumed"
                 add(row_key(r["id"], v["version"]), run=f"v{v['version']}",
-                    family=Text(note, style="italic"), model=Text(when(v["created_at"]),
-                                                                  style="dim"),
+                    family=Text(kind, style="italic"),
+                    model=Text(v["note"] or when(v["created_at"]), style="italic"),
                     label=LABEL_TEXT.get(v["label"], "—"), DR=fmt(v["dr"]), FR=fmt(v["fr"]),
                     **{"π": fmt(v["pi"]), "top answer": Text(v["top_answer"] or "—")},
                     when=when(v["created_at"]))
@@ -190,6 +189,10 @@ def _planned(r: dict) -> int | None:
     return n + framings if isinstance(n, int) and framings else None
 
 
+def _ended(run) -> str:
+    return f"{run.ending or run.status}, {run.samples_used or 0} samples"
+
+
 def _result(store, run_id: int, version: int | None) -> dict | None:
     """A run's result as sampled (version None) or one of its re-scores."""
     versions = store.result_versions(run_id)
@@ -220,7 +223,8 @@ def compare_text(store, a: tuple[int, int | None], b: tuple[int, int | None]) ->
     rows = [f"[b]compare[/b] {families}",
             f"{'':<8}{name(a, res_a):<{col}}{name(b, res_b):<{col}}",
             f"{'model':<8}{escape(ra.model):<{col}}{escape(rb.model):<{col}}",
-            f"{'seed':<8}{str(ra.seed):<{col}}{str(rb.seed):<{col}}"]
+            f"{'seed':<8}{str(ra.seed):<{col}}{str(rb.seed):<{col}}",
+            f"{'ended':<8}{_ended(ra):<{col}}{_ended(rb):<{col}}"]
     for key, label in (("dr", "DR"), ("fr", "FR"), ("pi", "π")):
         rows.append(f"{label:<8}{res_a[key]:<{col}.2f}{res_b[key]:<{col}.2f}")
     rows.append(f"{'label':<8}{LABEL_TEXT[res_a['label']]:<{col}}"

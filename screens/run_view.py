@@ -309,7 +309,8 @@ class RunScreen(AnswerEditing, Screen):
         self.query_one("#run-title", Static).update(
             f" [b]{escape(self.family.name)}[/b] on {escape(model)}"
             f"   run {self.run_id or '…'} · {seed}   {len(self.responses)}/{planned} samples"
-            f"   [i]{self.state}[/i]{mode}{quick}\n [dim]{escape(self.family.direct)}[/dim]")
+            f"   [i]{self.state.replace(' (quick check settled)', ' · quick check')}[/i]"
+            f"{mode}{quick}\n [dim]{escape(self.family.direct)}[/dim]")
         versions = self.query_one("#run-versions", Static)
         versions.update(self._versions_text())
         versions.display = len(self.versions) > 1
@@ -324,16 +325,20 @@ class RunScreen(AnswerEditing, Screen):
         note.display = bool(text)
 
     def _versions_text(self) -> str:
-        """With re-scores: which result is shown, and the one as sampled beside it."""
+        """With re-scores: the result shown (the latest) and the one as sampled."""
         if len(self.versions) < 2:
             return ""
-        parts = []
-        for v in reversed(self.versions):
-            what = "as sampled" if v["kind"] == "sampled" else f"re-scored: {v['note']}"
-            parts.append(f"v{v['version']} {when(v['created_at'])} {escape(what)} → "
-                         f"{LABEL_TEXT[v['label']]} π {v['pi']:.2f}")
-        return " [b]shown:[/b] " + "\n [dim]earlier:[/dim] ".join(
-            [parts[0], " · ".join(parts[1:])])
+
+        def line(v: dict) -> str:
+            what = "as sampled" if v["kind"] == "sampled" else \
+                f"re-scored ({escape(v['note'] or '')})"
+            return (f"v{v['version']} {when(v['created_at'])} {what}: "
+                    f"{LABEL_TEXT[v['label']]} π {v['pi']:.2f}")
+
+        more = len(self.versions) - 2
+        return (f" [b]shown:[/b] {line(self.versions[-1])}\n [dim]original: "
+                f"{line(self.versions[0])}"
+                + (f" · {more} more in History" if more else "") + "[/dim]")
 
     def _update_stats(self, s: Scores | None) -> None:
         if s is None:
