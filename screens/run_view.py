@@ -3,7 +3,6 @@ distributions and the table of reframings; a run's result versions; answers edit
 
 from __future__ import annotations
 
-import math
 import time
 
 from rich.markup import escape
@@ -18,7 +17,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from probe.errors import ProbeError
 from probe.family import Family
 from probe.metrics import LABEL_TEXT, AnswerCount, Scores
-from probe.report import bar
+from probe.report import bar, floor_percent
 from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, RunSettings,
                           SampleDrawn)
 from probe.scoring import LiveScorer, Response
@@ -33,7 +32,7 @@ ACTIVE = ("starting", "running", "stopping")
 
 def sure_text(p_label: float) -> str:
     """The label's probability, floored: a label short of settled (95%) never reads 95%."""
-    return f"{math.floor(p_label * 100)}% sure"
+    return f"{floor_percent(p_label)} sure"
 
 
 def when(t: float) -> str:

@@ -354,3 +354,78 @@ def test_editor_at_80x24_scrolls_to_the_answers_and_dialogs_fit(isolated):
             assert box.region.height < 12
 
     run(go())
+
+
+def gem_run(app, isolated):
+    """A finished past run of a gemstone family (Diamond direct; Emerald on odd framings)."""
+    path = isolated / "families" / "gemstone.toml"
+    fam_mod.save(fam_mod.Family("gemstone", "Choose a random gemstone.",
+                                [f"Scenario {i}: which gem?" for i in range(4)],
+                                {"Emerald": ["Smaragd"]}), path)
+    backend = FakeBackend(lambda p: "Diamond" if p.startswith("Choose") or
+                          int(p.split()[1].rstrip(":")) % 2 == 0 else "emerald")
+    backend.load()
+    r = Runner(app.store, backend)
+    r.execute(r.create(fam_mod.load(path), RunSettings(samples=4), "fake-model"))
+    return path
+
+
+async def open_answers_of_run_1(app, pilot):
+    await pilot.press("h", "enter")
+    rs = app.screen
+    assert isinstance(rs, RunScreen) and rs.read_only
+    await pilot.press("a")
+    return rs, app.screen.query_one("#answers", DataTable)
+
+
+def test_merge_then_split_in_a_past_run_leaves_a_file_that_loads(isolated):
+    async def go():
+        app = make(isolated, autoload=False)
+        path = gem_run(app, isolated)
+        before = path.read_text()
+        original = app.store.result_versions(1)
+        async with app.run_test(size=(120, 36)) as pilot:
+            rs, t = await open_answers_of_run_1(app, pilot)
+            t.move_cursor(row=t.get_row_index("Emerald"))
+            await pilot.press("space")
+            t.move_cursor(row=t.get_row_index("Diamond"))
+            await pilot.press("m")
+            question = str(app.screen.query_one("#question").render())
+            assert "past run" in question and "Change the family file" in question
+            await pilot.press("f")
+            await pilot.pause()
+            assert "Smaragd" in fam_mod.load(path).answers["Diamond"]
+            t.move_cursor(row=t.get_row_index("Diamond"))
+            await pilot.press("x")
+            forms = app.screen.forms
+            await pilot.press(*["down"] * forms.index("emerald"), "enter", "f")
+            await pilot.pause()
+            assert fam_mod.load(path).answers == {"Emerald": ["Smaragd"]}
+            assert path.read_text() == before
+            versions = app.store.result_versions(1)
+            assert versions[0] == original[0] and len(versions) == 3
+            assert app.store.family(app.store.run(1).family_id).answers == {
+                "Emerald": ["Smaragd"]}                 # the run's snapshot as sampled
+
+    run(go())
+
+
+def test_a_past_run_never_recreates_a_deleted_family_file_silently(isolated):
+    async def go():
+        app = make(isolated, autoload=False)
+        path = gem_run(app, isolated)
+        path.unlink()
+        async with app.run_test(size=(120, 36)) as pilot:
+            rs, t = await open_answers_of_run_1(app, pilot)
+            t.move_cursor(row=t.get_row_index("Emerald"))
+            await pilot.press("space")
+            t.move_cursor(row=t.get_row_index("Diamond"))
+            await pilot.press("m")
+            assert "no longer exists" in str(app.screen.query_one("#question").render())
+            await pilot.press("r")
+            await pilot.pause()
+            assert not path.exists()
+            assert rs.scored.scores.fr == 1.0
+            assert [v["kind"] for v in app.store.result_versions(1)] == ["sampled", "rescored"]
+
+    run(go())
