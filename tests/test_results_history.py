@@ -175,3 +175,16 @@ def test_merge_split_round_trip_through_the_file(tmp_path):
     split(fam.answers, "Diamond", "Emerald", [edit])
     fam_mod.save(fam, path)
     assert fam_mod.load(path).answers == GEMS and path.read_text() == before
+
+
+def test_migrations_numbered_by_name_merge_in_any_order(monkeypatch):
+    # Another branch's 003 arriving after 004 was applied: it applies alone, as id 3.
+    import probe.store as store_mod
+
+    db = Database(memory=True)
+    migrate(db)
+    extra = ("003_other_branch", lambda d: d.execute("ALTER TABLE results ADD COLUMN x INT"))
+    monkeypatch.setattr(store_mod, "MIGRATIONS", [*MIGRATIONS[:2], extra, *MIGRATIONS[2:]])
+    assert migrate(db) == ["003_other_branch"]
+    rows = db.execute("SELECT id, name FROM probe_migrations ORDER BY id").fetchall()
+    assert [r[0] for r in rows] == [1, 2, 3, 4]
