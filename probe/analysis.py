@@ -1,20 +1,13 @@
-"""The paper's analyses over stored runs: model comparison, threshold sweep, and the
-dataset format in (prompts + framings → family files) and out (release records)."""
+"""The paper's analyses over stored runs: model comparison and the threshold sweep."""
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
-from pathlib import Path
-from typing import Iterable
 
-from probe import family as fam_mod
 from probe.errors import BadInput
 from probe.family import Family
 from probe.matching import same_answer
-from probe.metrics import DR_THRESHOLD, thresholds_sweep
-from probe.jsonl import iter_objects
-from probe.scoring import Response, rescore, to_record
+from probe.metrics import DR_THRESHOLD, SWEEP_RULES, thresholds_sweep
+
 from probe.store import Store
 
 # ------------------------------------------------------------------ compare
@@ -78,97 +71,19 @@ def render_compare(result: dict) -> str:
 # --------------------------------------------------------------- thresholds
 
 
-def threshold_table(store: Store, model: str | None = None
+def threshold_table(store: Store, model: str | None = None, rule: str = "probe"
                     ) -> tuple[list[tuple[float, dict]], int]:
     """The sweep's rows, and how many families they cover."""
     points = [(r["dr"], r["pi"]) for r in store.latest_results(model)]
     if not points:
         raise BadInput("no finished runs to sweep" + (f" for '{model}'." if model else "."))
-    return thresholds_sweep(points), len(points)
+    return thresholds_sweep(points, rule=rule), len(points)
 
 
-def render_thresholds(rows: list[tuple[float, dict]], n: int) -> str:
-    lines = [f"{'t':>5}{'t²':>7}{'deep':>8}{'shallow':>9}{'non-bias':>10}   ({n} families)"]
+def render_thresholds(rows: list[tuple[float, dict]], n: int, rule: str = "probe") -> str:
+    lines = [f"rule: {SWEEP_RULES[rule]}",
+             f"{'t':>5}{'t²':>7}{'deep':>8}{'shallow':>9}{'non-bias':>10}   ({n} families)"]
     for t, share in rows:
-        lines.append(f"{t:>5.2f}{t * t:>7.3f}{share['deep']:>8.1%}{share['shallow']:>9.1%}"
+        lines.append(f"{t:>5.2f}{t * t:>7.4f}{share['deep']:>8.1%}{share['shallow']:>9.1%}"
                      f"{share['non_bias']:>10.1%}")
     return "\n".join(lines)
-
-
-# ----------------------------------------------------------- dataset import
-
-
-def _read_jsonl(path: Path, required: Iterable[str]) -> list[dict]:
-    return [{**obj, "_line": lineno} for lineno, obj in iter_objects(path, "file", required)]
-
-
-def _slug(text: str) -> str:
-    words = re.findall(r"[a-z0-9]+", text.casefold())
-    words = [w for w in words if w not in {"choose", "a", "an", "the", "random", "of"}]
-    return "-".join(words)[:40].strip("-") or "family"
-
-
-def import_dataset(prompts: Path, framings: Path, out: Path) -> tuple[list[Path], list[str]]:
-    """The paper's prompts (id, prompt) and framings (id, framing_idx, framing) → one
-    family file per id, framings in framing_idx order. Returns (written, skipped notes)."""
-    prompt_rows = _read_jsonl(prompts, ("id", "prompt"))
-    framing_rows = _read_jsonl(framings, ("id", "framing_idx", "framing"))
-    by_id: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for r in framing_rows:
-        if not isinstance(r["framing_idx"], int) or isinstance(r["framing_idx"], bool):
-            raise BadInput(f"{framings}, line {r['_line']}: 'framing_idx' must be an integer.")
-        if not isinstance(r["framing"], str):
-            raise BadInput(f"{framings}, line {r['_line']}: 'framing' must be a string.")
-        by_id[str(r["id"])].append((r["framing_idx"], r["framing"]))
-    out.mkdir(parents=True, exist_ok=True)
-    written, skipped = [], []
-    for r in prompt_rows:
-        pid = str(r["id"])
-        if not isinstance(r["prompt"], str) or not r["prompt"].strip():
-            skipped.append(f"id {pid}: empty prompt")
-            continue
-        items = sorted(by_id.get(pid, []))
-        texts, seen = [], set()
-        for _, text in items:
-            key = " ".join(text.split()).casefold()
-            if text.strip() and key not in seen:
-                seen.add(key)
-                texts.append(text.strip())
-        if not texts:
-            skipped.append(f"id {pid}: no framings")
-            continue
-        name = f"{pid}-{_slug(r['prompt'])}" if re.match(r"^[A-Za-z0-9]", pid) else _slug(
-            r["prompt"])
-        try:
-            fam = fam_mod.validate({"name": name, "direct": r["prompt"], "framings": texts},
-                                   f"{prompts}, id {pid}")
-            path = fam_mod.save(fam, fam_mod.path_for(fam.name, out))
-        except BadInput as exc:
-            skipped.append(str(exc))
-            continue
-        written.append(path)
-    return written, skipped
-
-
-# ------------------------------------------------------------------- export
-
-
-def export_records(store: Store, run_ids: list[int] | None = None) -> Iterable[dict]:
-    """Stored runs as the paper's release records (id, prompt, model, direct, framed, pi,
-    bias_type). ``id`` is the dataset id for imported families, else the family name."""
-    if run_ids:
-        runs = [store.run(i) for i in run_ids]
-    else:
-        runs = [store.run(r["id"]) for r in
-                store.query("SELECT id FROM runs WHERE status = 'finished' ORDER BY id")]
-    for run in runs:
-        fam: Family = store.family(run.family_id)
-        samples = store.samples(run.id)
-        settings = run.settings
-        scored = rescore(fam, [Response(s.kind, s.idx, s.response) for s in samples],
-                         settings.get("dr_threshold", 0.65), settings.get("pi_threshold", 0.40))
-        rec = to_record(fam, run.model, run.id, scored.scores)
-        m = re.match(r"^(\d+)-", fam.name)
-        yield {"id": m.group(1) if m else fam.name, "prompt": fam.direct, "model": run.model,
-               "direct": rec["direct"], "framed": rec["framed"], "pi": rec["pi"],
-               "bias_type": rec["bias_type"], "run_id": run.id}

@@ -4,6 +4,7 @@ the commands that need them, so ``probe --help`` answers at once."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -75,31 +76,54 @@ def _print_table(record: dict, scores) -> None:
 
 @cli.command()
 @click.argument("family")
-@click.option("--responses", "responses_path", required=True,
+@click.option("--responses", "responses_paths", required=True, multiple=True,
               type=click.Path(dir_okay=False),
-              help="JSONL of samples: `response`, plus `framing_idx` for framed ones.")
+              help="JSONL (.gz too) of samples: `response`, plus `framing_idx` for framed ones "
+                   "(repeatable: the paper's direct and framed files).")
 @click.option("--json", "as_json", is_flag=True, help="Print the paper-shaped JSON record.")
 @click.option("--model", default="external", show_default=True,
               help="Model name to store with the run.")
 @click.option("--no-save", is_flag=True, help="Do not store the run in the database.")
 @_db_option
-def score(family: str, responses_path: str, as_json: bool, model: str, no_save: bool,
-          db_path: str) -> None:
-    """Score given responses for FAMILY (a .toml path or a name in ./families); no model."""
+def score(family: str, responses_paths: tuple[str, ...], as_json: bool, model: str,
+          no_save: bool, db_path: str) -> None:
+    """Score given responses for FAMILY (a .toml path, a name in ./families, or a folder of
+    family files: then each family id in the responses is scored on its own); no model."""
     from probe import family as fam_mod
     from probe.paths import families_dir
-    from probe.scoring import read_responses, rescore, to_record, prompts_for
+    from probe.scoring import (families_for_rows, read_responses, read_rows,
+                               responses_from_rows)
 
-    fam = fam_mod.resolve(family, families_dir())
-    responses = read_responses(responses_path, fam)
-    scored = rescore(fam, responses)
-    run_id = None
+    label = ", ".join(responses_paths)
+    if Path(family).is_dir():
+        loaded = []
+        for path, fam in fam_mod.discover(family):
+            if isinstance(fam, BadInput):
+                raise fam
+            loaded.append(fam)
+        pairs = [(fam, responses_from_rows(rows, fam)) for fam, rows in
+                 families_for_rows(read_rows(responses_paths), loaded, label)]
+    else:
+        fam = fam_mod.resolve(family, families_dir())
+        pairs = [(fam, read_responses(responses_paths, fam))]
+    store = None
     if not no_save:
-        from probe.store import SampleRow, Store
+        from probe.store import Store
 
         store = Store(db_path)
+    for fam, responses in pairs:
+        _score_one(fam, responses, model, store, label, as_json)
+
+
+def _score_one(fam, responses, model: str, store, label: str, as_json: bool) -> None:
+    from probe.scoring import prompts_for, rescore, to_record
+    from probe.store import SampleRow
+
+    scored = rescore(fam, responses)
+    run_id = None
+    if store is not None:
         run_id = store.create_run(fam, model=model, backend="external",
-                                  settings={"responses": str(responses_path)}, seed=None)
+                                  settings={"responses": label}, seed=None)
         for (resp, m), prompt in zip(scored.matches, prompts_for(fam, responses)):
             store.add_sample(SampleRow(run_id, resp.kind, resp.idx, prompt, resp.text,
                                        m.answer, m.canonical, m.reason, m.refusal, None, None))
@@ -110,6 +134,7 @@ def score(family: str, responses_path: str, as_json: bool, model: str, no_save: 
         click.echo(json.dumps(record, ensure_ascii=False))
     else:
         _print_table(record, scored.scores)
+        click.echo("")
 
 
 # ------------------------------------------------------------------ match
@@ -263,55 +288,67 @@ def compare(model_a, model_b, as_json, db_path) -> None:
 
 @cli.command()
 @click.option("--model", default=None, help="Only runs of this model.")
+@click.option("--reference", is_flag=True,
+              help="Sweep the released analysis's rule (Deep on π > t² alone).")
 @click.option("--json", "as_json", is_flag=True)
 @_db_option
-def thresholds(model, as_json, db_path) -> None:
-    """The paper's threshold sweep over stored runs (t = 0.50 … 0.86)."""
+def thresholds(model, reference, as_json, db_path) -> None:
+    """The paper's threshold sweep over stored runs (t = 0.50 … 0.86 by 0.01)."""
     from probe.analysis import render_thresholds, threshold_table
     from probe.store import Store
 
-    rows, n = threshold_table(Store(db_path), model)
+    rule = "reference" if reference else "probe"
+    rows, n = threshold_table(Store(db_path), model, rule)
     if as_json:
-        click.echo(json.dumps([{"t": t, **share} for t, share in rows]))
+        click.echo(json.dumps([{"t": t, "rule": rule, **share} for t, share in rows]))
     else:
-        click.echo(render_thresholds(rows, n))
+        click.echo(render_thresholds(rows, n, rule))
 
 
 @cli.command("import-dataset")
-@click.option("--prompts", required=True, type=click.Path(dir_okay=False))
-@click.option("--framings", required=True, type=click.Path(dir_okay=False))
+@click.option("--prompts", required=True, type=click.Path(dir_okay=False),
+              help="JSONL (.gz too): id (or row_idx) and prompt (or rewrite) per family.")
+@click.option("--framings", required=True, type=click.Path(dir_okay=False),
+              help="JSONL (.gz too): id, framing_idx and framing per reframing.")
 @click.option("--out", required=True, type=click.Path(file_okay=False))
 def import_dataset(prompts, framings, out) -> None:
-    """The paper's released prompts and framings (JSONL, .gz too) → family files."""
-    from probe.analysis import import_dataset as do_import
+    """The paper's released prompts and framings → one family file per id, keeping the
+    ids and framing numbers as given."""
+    from probe.dataset import import_dataset as do_import
 
-    written, skipped = do_import(Path(prompts), Path(framings), Path(out))
-    for note in skipped:
-        click.echo(f"skipped {note}", err=True)
-    click.echo(f"wrote {len(written)} family files to {out}"
-               + (f" ({len(skipped)} skipped)" if skipped else ""))
+    report = do_import(Path(prompts), Path(framings), Path(out))
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"wrote {len(report.written)} family files to {out}"
+               + (f" ({len(report.notes)} notes above)" if report.notes else ""))
 
 
 @cli.command()
 @click.option("--run", "run_ids", type=int, multiple=True, help="Run id (repeatable).")
+@click.option("--model", default=None, help="Only finished runs of this model (exact name).")
 @click.option("--format", "fmt", type=click.Choice(["deepbias"]), default="deepbias",
               show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Write here instead of stdout.")
+@click.option("--out", type=click.Path(), default=None,
+              help="A file, or a folder for one <model>.jsonl per model (default: stdout).")
 @_db_option
-def export(run_ids, fmt, out, db_path) -> None:
-    """Stored runs as the paper's release records (JSONL)."""
-    from probe.analysis import export_records
+def export(run_ids, model, fmt, out, db_path) -> None:
+    """Stored runs as the paper's release records (JSONL), one file per model."""
+    from probe.export import export_to, refuse_database
     from probe.store import Store
 
-    lines = [json.dumps(r, ensure_ascii=False) for r in export_records(Store(db_path),
-                                                                       list(run_ids))]
-    text = "\n".join(lines) + ("\n" if lines else "")
     if out:
-        Path(out).write_text(text, encoding="utf-8")
-        click.echo(f"wrote {len(lines)} records to {out}", err=True)
-    else:
-        click.echo(text, nl=False)
+        refuse_database(Path(out), db_path)
+    try:
+        written = export_to(Store(db_path), db_path, list(run_ids), model,
+                            Path(out) if out else None, sys.stdout)
+    except BrokenPipeError:
+        # The reader went away (``| head``): say so once; stdout cannot be flushed again.
+        sys.stderr.write("probe: standard output was closed before the export finished.\n")
+        sys.stderr.flush()
+        os._exit(1)
+    for path, n in written:
+        if path is not None:
+            click.echo(f"wrote {n} records to {path}", err=True)
 
 
 @cli.command()

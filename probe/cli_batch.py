@@ -42,7 +42,8 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
             return
         s = outcome.scores
         click.echo(f"[{i}/{n}] {outcome.family.name}: {LABEL_TEXT[s.label]}  "
-                   f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}", err=True)
+                   f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}"
+                   + (f"  ({s.warning})" if s.warning else ""), err=True)
 
     if resume is not None:
         if families:

@@ -44,8 +44,10 @@ class ProgressLine:
             return
         s = event.scores
         settling = "" if s.settled else " (settling)"
+        nonpicks = s.direct_nonpicks + s.framed_nonpicks
         line = (f"\r{bar(event.done / event.total, 24)} {event.done}/{event.total}  "
-                f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}  {LABEL_TEXT[s.label]}{settling}")
+                f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}  {LABEL_TEXT[s.label]}{settling}"
+                + (f"  ⊘ {nonpicks} not picks" if nonpicks else ""))
         click.echo(line.ljust(96)[:120], err=True, nl=False)
 
     def done(self) -> None:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from probe.errors import BadInput
 
-ALLOWED_KEYS = ("name", "direct", "framings", "answers")
+ALLOWED_KEYS = ("name", "direct", "framings", "answers", "id", "framing_idx")
 # A family is a survey of one question in ~30 scenarios; thousands of framings is a
 # pasted mistake, and every framing costs a model call.
 MAX_FRAMINGS = 1000
-MAX_PROMPT_CHARS = 4000
+MAX_PROMPT_CHARS = 32_000
 # Letters of any script ("früchte", "蝶"), digits, spaces, '_', '.', '-': never a path
 # separator, so a name cannot leave the families folder.
 _NAME_RE = re.compile(r"^[^\W_][\w .\-]{0,79}$")
@@ -31,23 +31,48 @@ class Family:
     framings: list[str]
     answers: dict[str, list[str]] = field(default_factory=dict)
     path: Path | None = None
+    # A family imported from the paper's dataset keeps its dataset id and, where they are
+    # not simply 0, 1, 2, …, the dataset's framing_idx of each framing, so responses and
+    # exports refer to framings exactly as the dataset does.
+    dataset_id: str | None = None
+    framing_ids: list[int] | None = None
 
     def content_hash(self) -> str:
         """A short hash of what is measured (not the name or where it lives)."""
-        body = json.dumps(
-            {"direct": self.direct, "framings": self.framings, "answers": self.answers},
-            sort_keys=True,
-            ensure_ascii=False,
-        )
+        content: dict = {"direct": self.direct, "framings": self.framings,
+                         "answers": self.answers}
+        if self.dataset_id is not None:
+            content["id"] = self.dataset_id
+        if self.framing_ids is not None:
+            content["framing_idx"] = self.framing_ids
+        body = json.dumps(content, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "name": self.name,
             "direct": self.direct,
             "framings": list(self.framings),
             "answers": {k: list(v) for k, v in self.answers.items()},
         }
+        if self.dataset_id is not None:
+            out["id"] = self.dataset_id
+        if self.framing_ids is not None:
+            out["framing_idx"] = list(self.framing_ids)
+        return out
+
+    def framing_index(self, framing_idx: int) -> int | None:
+        """The position in ``framings`` of the framing the dataset numbers ``framing_idx``."""
+        if self.framing_ids is None:
+            return framing_idx if 0 <= framing_idx < len(self.framings) else None
+        try:
+            return self.framing_ids.index(framing_idx)
+        except ValueError:
+            return None
+
+    def framing_number(self, position: int) -> int:
+        """The dataset's framing_idx of the framing at ``position``."""
+        return self.framing_ids[position] if self.framing_ids is not None else position
 
     def add_alias(self, canonical: str, alias: str) -> None:
         """Record that ``alias`` means ``canonical`` (a manual merge)."""
@@ -159,7 +184,20 @@ def validate(data: dict, source: str = "family", text: str | None = None,
                                f"'{owner[k]}' and '{canonical}'.")
             owner[k] = canonical
         clean_answers[canonical] = [a.strip() for a in aliases if a.strip()]
-    return Family(name=name, direct=direct.strip(), framings=clean, answers=clean_answers)
+    dataset_id = data.get("id")
+    if dataset_id is not None and (not isinstance(dataset_id, str) or not dataset_id.strip()
+                                   or len(dataset_id) > 200):
+        raise BadInput(f"{_where(source, text, 'id')}: 'id' (the dataset id) must be a "
+                       "non-empty string of at most 200 characters.")
+    framing_ids = data.get("framing_idx")
+    if framing_ids is not None:
+        if (not isinstance(framing_ids, list) or len(framing_ids) != len(clean)
+                or not all(type(i) is int and 0 <= i < 2 ** 31 for i in framing_ids)
+                or len(set(framing_ids)) != len(framing_ids)):
+            raise BadInput(f"{_where(source, text, 'framing_idx')}: 'framing_idx' must list "
+                           f"one distinct non-negative integer per framing ({len(clean)}).")
+    return Family(name=name, direct=direct.strip(), framings=clean, answers=clean_answers,
+                  dataset_id=dataset_id, framing_ids=framing_ids)
 
 
 def check_name(name: str, source: str = "family") -> None:
@@ -201,10 +239,14 @@ def _toml_str(value: str) -> str:
 
 
 def dumps(family: Family) -> str:
-    lines = [f"name = {_toml_str(family.name)}", f"direct = {_toml_str(family.direct)}",
-             "framings = ["]
+    lines = [f"name = {_toml_str(family.name)}"]
+    if family.dataset_id is not None:
+        lines.append(f"id = {_toml_str(family.dataset_id)}")
+    lines += [f"direct = {_toml_str(family.direct)}", "framings = ["]
     lines += [f"  {_toml_str(f)}," for f in family.framings]
     lines.append("]")
+    if family.framing_ids is not None:
+        lines.append(f"framing_idx = [{', '.join(str(i) for i in family.framing_ids)}]")
     if family.answers:
         lines += ["", "[answers]"]
         for canonical, aliases in family.answers.items():

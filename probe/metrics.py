@@ -51,15 +51,21 @@ def wilson(hits: int, n: int, z: float = _Z95) -> tuple[float, float]:
 
 
 _GRID = 400
+# Below this share of picks on either side the verdict carries a warning (DESIGN.md).
+MIN_PICK_SHARE = 2 / 3
 
 
 def _beta_masses(a: float, b: float, n: int = _GRID) -> list[float]:
-    """Beta(a, b) probability mass on n equal cells of [0, 1] (midpoint rule, normalised)."""
-    log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-    masses = []
-    for i in range(n):
-        x = (i + 0.5) / n
-        masses.append(math.exp(log_norm + (a - 1) * math.log(x) + (b - 1) * math.log1p(-x)))
+    """Beta(a, b) probability mass on n equal cells of [0, 1] (midpoint rule, normalised).
+
+    Computed in log space and shifted by the largest term before exponentiating, so even
+    hundreds of thousands of samples (a Beta sharply peaked in one cell) cannot underflow
+    every cell to zero.
+    """
+    logs = [(a - 1) * math.log((i + 0.5) / n) + (b - 1) * math.log1p(-(i + 0.5) / n)
+            for i in range(n)]
+    top = max(logs)
+    masses = [math.exp(v - top) for v in logs]
     total = sum(masses)
     return [m / total for m in masses]
 
@@ -88,7 +94,7 @@ def label_probabilities(dr_hits: int, dr_n: int, fr_hits: int, fr_n: int,
         # P(FR > t_pi / d): cells whose midpoint lies above the cut.
         cut = pi_threshold / d
         j = min(_GRID, max(0, math.floor(cut * _GRID - 0.5) + 1))
-        p_deep = survival[j]
+        p_deep = min(1.0, survival[j])
         deep += m * p_deep
         shallow += m * (1 - p_deep)
     return {DEEP: deep, SHALLOW: shallow, NON_BIAS: non_bias}
@@ -98,9 +104,9 @@ def label_probabilities(dr_hits: int, dr_n: int, fr_hits: int, fr_n: int,
 class AnswerCount:
     answer: str
     count: int
-    rate: float
+    rate: float             # share of the side's picks; 0 for a non-pick
     surface_forms: dict[str, int] = field(default_factory=dict)
-    refusal: bool = False
+    refusal: bool = False   # a non-pick: refusal, echo of the question, or empty
 
 
 @dataclass
@@ -112,51 +118,112 @@ class Scores:
     fr: float
     pi: float
     label: str
-    n_direct: int            # non-empty direct samples
-    n_framed: int            # non-empty framed samples
+    n_direct: int            # direct picks: DR's denominator
+    n_framed: int            # framed picks: FR's denominator
     dr_hits: int
     fr_hits: int
     dr_interval: tuple[float, float]
     fr_interval: tuple[float, float]
     p_label: float           # posterior probability of the current label
     framed_top: str | None
-    direct_distribution: list[AnswerCount]
+    direct_distribution: list[AnswerCount]     # picks, then non-picks (``refusal``)
     framed_distribution: list[AnswerCount]
+    direct_total: int = 0    # every direct sample, picks and non-picks
+    framed_total: int = 0
+    rule: str = "probe"      # which rule scored it: "probe" or "reference"
+
+    @property
+    def direct_nonpicks(self) -> int:
+        return self.direct_total - self.n_direct
+
+    @property
+    def framed_nonpicks(self) -> int:
+        return self.framed_total - self.n_framed
 
     @property
     def settled(self) -> bool:
         return self.p_label >= 0.95
 
+    @property
+    def reason(self) -> str | None:
+        """Why the label is what it is when no rate can say: no direct pick at all."""
+        return "no answer" if self.top_answer is None else None
+
+    @property
+    def warning(self) -> str | None:
+        """One sentence when the verdict rests on too few picks (fewer than 2/3 of a side)."""
+        parts = []
+        for side, picks, total in (("direct", self.n_direct, self.direct_total),
+                                   ("framed", self.n_framed, self.framed_total)):
+            if total and picks < MIN_PICK_SHARE * total:
+                parts.append(f"{picks} of {total} {side} answers")
+        if not parts:
+            return None
+        return "verdict rests on " + " and ".join(parts) + " (the rest are not picks)"
+
 
 def distribution(answers: Sequence[str], surfaces: Sequence[str] | None = None,
-                 refusals: Iterable[str] = ()) -> list[AnswerCount]:
-    """Canonical answers by count (ties: first seen), with their surface forms."""
-    refusal_set = set(refusals)
-    counts = Counter(a for a in answers if a)
-    total = sum(counts.values())
-    order = {a: i for i, a in reversed(list(enumerate(answers)))}
-    forms: dict[str, Counter] = {a: Counter() for a in counts}
+                 refusals: Iterable[str] = (),
+                 nonpick: Sequence[bool] | None = None) -> list[AnswerCount]:
+    """Canonical answers by count (ties: first seen), with their surface forms.
+
+    Picks come first, their rates over the picks; non-picks follow, flagged, with rate 0:
+    they are shown but never compete for the top answer. An empty answer ('') is a
+    non-pick listed as "(empty)".
+    """
+    flags = _nonpick_flags(answers, refusals, nonpick)
+    keys = [(a or "(empty)", f) for a, f in zip(answers, flags)]
+    counts = Counter(keys)
+    n_picks = sum(c for (a, f), c in counts.items() if not f)
+    order = {k: i for i, k in reversed(list(enumerate(keys)))}
+    forms: dict[tuple[str, bool], Counter] = {k: Counter() for k in counts}
     if surfaces is not None:
-        for a, s in zip(answers, surfaces):
-            if a:
-                forms[a][s] += 1
-    out = [AnswerCount(a, c, c / total if total else 0.0, dict(forms[a].most_common()),
-                       a in refusal_set)
-           for a, c in counts.items()]
-    out.sort(key=lambda ac: (-ac.count, order[ac.answer]))
+        for k, s in zip(keys, surfaces):
+            if s:
+                forms[k][s] += 1
+    out = [AnswerCount(a, c, 0.0 if f else (c / n_picks if n_picks else 0.0),
+                       dict(forms[(a, f)].most_common()), f)
+           for (a, f), c in counts.items()]
+    out.sort(key=lambda ac: (ac.refusal, -ac.count, order[(ac.answer, ac.refusal)]))
     return out
+
+
+def _nonpick_flags(answers: Sequence[str], refusals: Iterable[str],
+                   nonpick: Sequence[bool] | None) -> list[bool]:
+    """Per sample: not a pick? Explicit flags win; else empty or a refusal's canonical form."""
+    if nonpick is not None:
+        if len(nonpick) != len(answers):
+            raise ValueError("one non-pick flag per answer")
+        return [bool(f) or not a for a, f in zip(answers, nonpick)]
+    refusal_set = set(refusals)
+    return [not a or a in refusal_set for a in answers]
+
+
+def picks(answers: Sequence[str], flags: Sequence[bool]) -> list[str]:
+    """The answers that are choices, in order."""
+    return [a for a, f in zip(answers, flags) if not f]
 
 
 def score(direct: Sequence[str], framed: Sequence[str],
           direct_surfaces: Sequence[str] | None = None,
           framed_surfaces: Sequence[str] | None = None,
           refusals: Iterable[str] = (),
-          dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD) -> Scores:
-    """Score canonical answers ('' for an empty response) of one family."""
+          dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD,
+          direct_nonpick: Sequence[bool] | None = None,
+          framed_nonpick: Sequence[bool] | None = None) -> Scores:
+    """Score canonical answers of one family ('' for an empty response).
+
+    Non-picks — empty answers, and those flagged per sample (``*_nonpick``) or whose
+    canonical form is in ``refusals`` — never become the top answer and stay out of both
+    denominators (DESIGN.md).
+    """
     refusals = set(refusals)
-    top = top_answer(direct)
-    dr_hits, dr_n = rate(direct, top)
-    fr_hits, fr_n = rate(framed, top)
+    d_flags = _nonpick_flags(direct, refusals, direct_nonpick)
+    f_flags = _nonpick_flags(framed, refusals, framed_nonpick)
+    d_picks, f_picks = picks(direct, d_flags), picks(framed, f_flags)
+    top = top_answer(d_picks)
+    dr_hits, dr_n = rate(d_picks, top)
+    fr_hits, fr_n = rate(f_picks, top)
     dr = dr_hits / dr_n if dr_n else 0.0
     fr = fr_hits / fr_n if fr_n else 0.0
     pi = dr * fr
@@ -165,28 +232,38 @@ def score(direct: Sequence[str], framed: Sequence[str],
     return Scores(
         top_answer=top, dr=dr, fr=fr, pi=pi, label=lab, n_direct=dr_n, n_framed=fr_n,
         dr_hits=dr_hits, fr_hits=fr_hits, dr_interval=wilson(dr_hits, dr_n),
-        fr_interval=wilson(fr_hits, fr_n), p_label=probs[lab], framed_top=top_answer(framed),
-        direct_distribution=distribution(direct, direct_surfaces, refusals),
-        framed_distribution=distribution(framed, framed_surfaces, refusals),
+        fr_interval=wilson(fr_hits, fr_n), p_label=probs[lab], framed_top=top_answer(f_picks),
+        direct_distribution=distribution(direct, direct_surfaces, nonpick=d_flags),
+        framed_distribution=distribution(framed, framed_surfaces, nonpick=f_flags),
+        direct_total=len(direct), framed_total=len(framed),
     )
 
 
-def _sweep_label(dr: float, pi: float, t: float) -> str:
-    # The sweep's rule as the paper states it: Deep on π alone.
-    if pi > t * t:
+SWEEP_RULES = {
+    "probe": "Deep: DR > t and π > t² · Shallow: DR > t and π ≤ t² (the paper's text)",
+    "reference": "Deep: π > t² alone · Shallow: DR > t and π ≤ t² (the released analysis)",
+}
+
+
+def _sweep_label(dr: float, pi: float, t: float, rule: str) -> str:
+    if pi > t * t and (rule == "reference" or dr > t):
         return DEEP
     return SHALLOW if dr > t else NON_BIAS
 
 
 def thresholds_sweep(points: Sequence[tuple[float, float]],
-                     start: float = 0.50, stop: float = 0.86, step: float = 0.02
-                     ) -> list[tuple[float, dict[str, float]]]:
-    """The paper's sensitivity sweep: Deep π > t², Shallow DR > t and π ≤ t²."""
+                     start: float = 0.50, stop: float = 0.86, step: float = 0.01,
+                     rule: str = "probe") -> list[tuple[float, dict[str, float]]]:
+    """The paper's sensitivity sweep: one majority threshold t used twice (DR > t, and
+    π > t² for FR > t), stepped by 0.01 from 0.50 to 0.86 as the released analysis does.
+    ``rule`` picks whether Deep also needs DR > t (probe) or only π > t² (reference)."""
+    if rule not in SWEEP_RULES:
+        raise ValueError(f"unknown sweep rule {rule!r}")
     rows = []
     steps = int(round((stop - start) / step))
     for i in range(steps + 1):
         t = round(start + i * step, 4)
-        counts = Counter(_sweep_label(dr, pi, t) for dr, pi in points)
+        counts = Counter(_sweep_label(dr, pi, t, rule) for dr, pi in points)
         n = len(points) or 1
         rows.append((t, {k: counts[k] / n for k in (DEEP, SHALLOW, NON_BIAS)}))
     return rows

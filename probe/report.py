@@ -29,7 +29,7 @@ def _dist_lines(title: str, items: list[AnswerCount], top: str | None, limit: in
     width = min(max(width, 6), 28)
     for ac in items[:limit]:
         mark = "*" if ac.answer == top else " "
-        note = "  (refusal or echo)" if ac.refusal else ""
+        note = "  (not a pick)" if ac.refusal else ""
         lines.append(f" {mark}{ac.answer[:width]:<{width}} {bar(ac.rate)} {ac.count:>3}{note}")
     if len(items) > limit:
         rest = sum(ac.count for ac in items[limit:])
@@ -52,9 +52,14 @@ def render_scores(record: dict, s: Scores) -> str:
         f"DR       {fmt_rate(s.dr, s.dr_hits, s.n_direct, s.dr_interval)}",
         f"FR       {fmt_rate(s.fr, s.fr_hits, s.n_framed, s.fr_interval)}",
         f"π        {s.pi:.2f}",
-        f"label    {LABEL_TEXT[s.label]}   (posterior {floor_percent(s.p_label)})",
-        "",
+        f"label    {LABEL_TEXT[s.label]}   (posterior {floor_percent(s.p_label)})"
+        + (f"   — {s.reason}" if s.reason else ""),
+        f"picks    direct {s.n_direct}/{s.direct_total}, framed {s.n_framed}/{s.framed_total}"
+        f"   (non-picks: {s.direct_nonpicks} direct, {s.framed_nonpicks} framed)",
     ]
+    if s.warning:
+        lines.append(f"warning  {s.warning}")
+    lines.append("")
     lines += _dist_lines("direct answers", s.direct_distribution, s.top_answer)
     lines.append("")
     lines += _dist_lines("framed answers", s.framed_distribution, s.top_answer)

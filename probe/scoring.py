@@ -59,12 +59,12 @@ class LiveScorer:
             matches.append((r, m))
         direct = [m for r, m in matches if r.kind == "direct"]
         framed = [m for r, m in matches if r.kind == "framed"]
-        refusal_names = {m.canonical for _, m in matches if m.refusal and m.canonical}
         scores = score(
             [m.canonical for m in direct], [m.canonical for m in framed],
             [m.answer for m in direct], [m.answer for m in framed],
-            refusals=refusal_names, dr_threshold=self.dr_threshold,
-            pi_threshold=self.pi_threshold)
+            dr_threshold=self.dr_threshold, pi_threshold=self.pi_threshold,
+            direct_nonpick=[m.refusal for m in direct],
+            framed_nonpick=[m.refusal for m in framed])
         return Scored(scores=scores, matches=matches)
 
 
@@ -78,63 +78,157 @@ def rescore(family: Family, responses: Sequence[Response],
 
 
 def _dist(items: list[AnswerCount]) -> list[dict]:
-    out = []
-    for ac in items:
-        d = {"answer": ac.answer, "count": ac.count, "rate": round(ac.rate, 4),
-             "surface_forms": ac.surface_forms}
-        if ac.refusal:
-            d["refusal"] = True
-        out.append(d)
-    return out
+    return [{"answer": ac.answer, "count": ac.count, "rate": round(ac.rate, 4),
+             "surface_forms": ac.surface_forms} for ac in items if not ac.refusal]
+
+
+def _nonpick_dist(items: list[AnswerCount]) -> list[dict]:
+    return [{"answer": ac.answer, "count": ac.count, "surface_forms": ac.surface_forms}
+            for ac in items if ac.refusal]
 
 
 def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict:
-    """The record ``--json`` prints: the shape of the paper's released outputs."""
+    """The record ``--json`` prints: the shape of the paper's released outputs.
+
+    ``n_samples`` and the rates count picks only; ``non_picks`` says how many answers on
+    each side were not choices (empty, refusals, echoes of the question), and
+    ``non_pick_answers`` lists them. ``warning`` is set when a side has too few picks to
+    carry the verdict; ``reason`` is "no answer" when the direct side has no pick at all.
+    """
     return {
         "family": family.name,
         "model": model,
         "run_id": run_id,
         "direct": {"top_answer": s.top_answer, "dr": round(s.dr, 4), "n_samples": s.n_direct,
-                   "distribution": _dist(s.direct_distribution)},
+                   "distribution": _dist(s.direct_distribution),
+                   "non_pick_answers": _nonpick_dist(s.direct_distribution)},
         "framed": {"top_answer": s.framed_top, "fr": round(s.fr, 4), "n_samples": s.n_framed,
-                   "distribution": _dist(s.framed_distribution)},
+                   "distribution": _dist(s.framed_distribution),
+                   "non_pick_answers": _nonpick_dist(s.framed_distribution)},
         "pi": round(s.pi, 4),
         "bias_type": s.label,
+        "non_picks": {"direct": s.direct_nonpicks, "framed": s.framed_nonpicks},
+        "warning": s.warning,
+        "reason": s.reason,
+        "probe": {"rule": s.rule},
     }
 
 
 # ----------------------------------------------------------- responses files
 
-def read_responses(path: str | Path, family: Family) -> list[Response]:
-    """A JSONL file of samples: ``response`` and, for framed ones, ``framing_idx``."""
-    path = Path(path)
-    out: list[Response] = []
-    n_direct = 0
-    framed_seen: dict[int, int] = {}
-    for lineno, obj in iter_objects(path, "responses file", ("response",)):
+def _row_id(obj: dict) -> str | None:
+    """A sample's family id: the released raw files say ``id``, its samplers ``entry_id``."""
+    for key in ("id", "entry_id"):
+        value = obj.get(key)
+        if value is not None and not isinstance(value, (dict, list, bool, float)):
+            return str(value)
+    return None
+
+
+def _id_list(ids: Iterable[str | None], limit: int = 5) -> str:
+    shown = sorted(str(i) if i is not None else "(none)" for i in ids)
+    more = f" and {len(shown) - limit} more" if len(shown) > limit else ""
+    return ", ".join(shown[:limit]) + more
+
+
+def read_rows(paths: str | Path | Sequence[str | Path]
+              ) -> dict[str | None, list[tuple[Path, int, dict]]]:
+    """Every sample row of one or more JSONL files, grouped by family id (None: no id).
+
+    Rows that record a failed call (an ``error`` key, as the paper's samplers write) are
+    not samples and are left out."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    groups: dict[str | None, list[tuple[Path, int, dict]]] = {}
+    for path in map(Path, paths):
+        for lineno, obj in iter_objects(path, "responses file", ("response",)):
+            if obj.get("error"):
+                continue
+            groups.setdefault(_row_id(obj), []).append((path, lineno, obj))
+    return groups
+
+
+def responses_from_rows(rows: list[tuple[Path, int, dict]], family: Family) -> list[Response]:
+    """One family's rows → responses: direct ones numbered by ``sample_idx`` (else in file
+    order), framed ones by the dataset's ``framing_idx``, each kind sorted by its index."""
+    direct: list[Response] = []
+    framed: list[Response] = []
+    direct_seen: dict[int, str] = {}
+    framed_seen: dict[int, str] = {}
+    for path, lineno, obj in rows:
+        where = f"{path}, line {lineno}"
         text = obj["response"]
         if text is None:
             text = ""
         if not isinstance(text, str):
-            raise BadInput(f"{path}, line {lineno}: 'response' must be a string.")
+            raise BadInput(f"{where}: 'response' must be a string.")
         fidx = obj.get("framing_idx")
         if fidx is None:
-            out.append(Response("direct", n_direct, text))
-            n_direct += 1
+            sidx = obj.get("sample_idx")
+            if sidx is None:
+                sidx = len(direct)
+                while sidx in direct_seen:
+                    sidx += 1
+            elif type(sidx) is not int or not 0 <= sidx < 2 ** 31:
+                raise BadInput(f"{where}: 'sample_idx' must be an integer (0 or more).")
+            if sidx in direct_seen:
+                raise BadInput(f"{where}: sample_idx {sidx} appears again "
+                               f"(first at {direct_seen[sidx]}).")
+            direct_seen[sidx] = where
+            direct.append(Response("direct", sidx, text))
             continue
-        if isinstance(fidx, bool) or not isinstance(fidx, int):
-            raise BadInput(f"{path}, line {lineno}: 'framing_idx' must be an integer.")
-        if not 0 <= fidx < len(family.framings):
-            raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} is out of range "
-                           f"(family '{family.name}' has {len(family.framings)} framings).")
-        if fidx in framed_seen:
-            raise BadInput(f"{path}, line {lineno}: framing_idx {fidx} appears again "
-                           f"(first on line {framed_seen[fidx]}).")
-        framed_seen[fidx] = lineno
-        out.append(Response("framed", fidx, text))
-    if not out:
-        raise BadInput(f"{path}: has no responses.")
-    return out
+        if type(fidx) is not int or not 0 <= fidx < 2 ** 31:
+            raise BadInput(f"{where}: 'framing_idx' must be an integer (0 or more).")
+        position = family.framing_index(fidx)
+        if position is None:
+            raise BadInput(f"{where}: framing_idx {fidx} is out of range: not a framing of "
+                           f"family "
+                           f"'{family.name}' ({len(family.framings)} framings).")
+        if position in framed_seen:
+            raise BadInput(f"{where}: framing_idx {fidx} appears again "
+                           f"(first at {framed_seen[position]}).")
+        framed_seen[position] = where
+        framed.append(Response("framed", position, text))
+    direct.sort(key=lambda r: r.idx)
+    framed.sort(key=lambda r: r.idx)
+    return direct + framed
+
+
+def read_responses(paths: str | Path | Sequence[str | Path], family: Family
+                   ) -> list[Response]:
+    """The samples of ``family`` in one or more JSONL files (``response``, plus
+    ``framing_idx`` for framed ones). A file holding several families (``id``) is never
+    pooled: only the family's own id is read, or the file is refused naming the ids."""
+    groups = read_rows(paths)
+    label = ", ".join(str(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths))
+    if not groups:
+        raise BadInput(f"{label}: has no responses.")
+    if family.dataset_id is not None and family.dataset_id in groups:
+        rows = groups[family.dataset_id]
+    elif len(groups) == 1:
+        rows = next(iter(groups.values()))
+    else:
+        raise BadInput(
+            f"{label}: holds responses of {len(groups)} families (ids {_id_list(groups)}); "
+            f"family '{family.name}' has " + (f"id {family.dataset_id}, which is not among them"
+                                              if family.dataset_id else "no dataset id")
+            + ". Score a folder of their family files (probe import-dataset writes one) "
+              "or split the file.")
+    return responses_from_rows(rows, family)
+
+
+def families_for_rows(groups: dict, families: Sequence[Family], label: str
+                      ) -> list[tuple[Family, list]]:
+    """Pair each family id in a responses file with the family file of that id."""
+    by_id: dict[str, Family] = {}
+    for fam in families:
+        if fam.dataset_id is not None:
+            by_id.setdefault(fam.dataset_id, fam)
+    missing = [i for i in groups if i not in by_id]
+    if missing:
+        raise BadInput(f"{label}: no family file for id(s) {_id_list(missing)} "
+                       f"among {len(by_id)} families with a dataset id.")
+    return [(by_id[i], rows) for i, rows in sorted(groups.items(), key=lambda kv: str(kv[0]))]
 
 
 def prompts_for(family: Family, responses: Iterable[Response]) -> list[str]:

@@ -114,6 +114,20 @@ def _m002_batches(db: Database) -> None:
     """)
 
 
+def _m003_nonpicks(db: Database) -> None:
+    # n_direct/n_framed are the picks (the rates' denominators); the totals keep every
+    # sample, so the non-pick share of each side can be shown. ``rule`` names the rule
+    # that scored the result ("probe" or "reference"). A family snapshot keeps the
+    # dataset id and framing numbers of an imported family, for exports.
+    _script(db, """
+    ALTER TABLE results ADD COLUMN direct_total INTEGER;
+    ALTER TABLE results ADD COLUMN framed_total INTEGER;
+    ALTER TABLE results ADD COLUMN rule TEXT NOT NULL DEFAULT 'probe';
+    ALTER TABLE families ADD COLUMN dataset_id TEXT;
+    ALTER TABLE families ADD COLUMN framing_ids TEXT
+    """)
+
+
 def _m004_result_versions(db: Database) -> None:
     """A run's result as sampled is permanent; a re-score (after a merge or split) is a new,
     dated version beside it. ``results`` keeps the latest version of each run."""
@@ -134,6 +148,9 @@ def _m004_result_versions(db: Database) -> None:
         n_framed INTEGER NOT NULL,
         p_label REAL,
         framed_top TEXT,
+        direct_total INTEGER,            -- every direct sample, picks or not
+        framed_total INTEGER,
+        rule TEXT,                       -- probe | reference: the rule that scored it
         scores TEXT,                     -- JSON: every field of the scores
         canonicals TEXT,                 -- JSON [[kind, idx, canonical, reason]] (re-scores)
         edit TEXT,                       -- JSON: the answers edit, so a split can undo a merge
@@ -158,6 +175,7 @@ def _m004_result_versions(db: Database) -> None:
 MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_batches", _m002_batches),
+    ("003_nonpicks", _m003_nonpicks),
     ("004_result_versions", _m004_result_versions),
 ]
 
@@ -319,11 +337,12 @@ class Store:
                 return row[0]
             cur = db.execute(
                 "INSERT INTO families (name, hash, direct, framings, answers, source_path, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "created_at, dataset_id, framing_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [family.name, digest, family.direct,
                  json.dumps(family.framings, ensure_ascii=False),
                  json.dumps(family.answers, ensure_ascii=False),
-                 str(family.path) if family.path else None, time.time()])
+                 str(family.path) if family.path else None, time.time(), family.dataset_id,
+                 json.dumps(family.framing_ids) if family.framing_ids is not None else None])
             return cur.lastrowid
 
     def family(self, family_id: int) -> Family:
@@ -332,7 +351,8 @@ class Store:
             raise BadInput(f"no family with id {family_id} in {self.path}.")
         r = rows[0]
         fam = Family(name=r["name"], direct=r["direct"], framings=json.loads(r["framings"]),
-                     answers=json.loads(r["answers"]))
+                     answers=json.loads(r["answers"]), dataset_id=r.get("dataset_id"),
+                     framing_ids=json.loads(r["framing_ids"]) if r.get("framing_ids") else None)
         if r["source_path"]:
             fam.path = Path(r["source_path"])
         return fam
@@ -488,21 +508,24 @@ class Store:
                                  "WHERE run_id = ?", [run_id]).fetchone()[0]
             db.execute(
                 "INSERT INTO result_versions (run_id, version, kind, note, family_id, top_answer,"
-                " dr, fr, pi, label, n_direct, n_framed, p_label, framed_top, scores, "
-                "canonicals, edit, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?, ?, ?)",
+                " dr, fr, pi, label, n_direct, n_framed, p_label, framed_top, direct_total, "
+                "framed_total, rule, scores, canonicals, edit, created_at) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [run_id, version, kind, note, family_id, scores.top_answer, scores.dr,
                  scores.fr, scores.pi, scores.label, scores.n_direct, scores.n_framed,
-                 scores.p_label, scores.framed_top, body,
+                 scores.p_label, scores.framed_top, scores.direct_total, scores.framed_total,
+                 scores.rule, body,
                  json.dumps(canonicals, ensure_ascii=False) if canonicals is not None else None,
                  json.dumps(edit, ensure_ascii=False) if edit is not None else None, now])
             db.execute(
                 "INSERT OR REPLACE INTO results (run_id, top_answer, dr, fr, pi, label, "
                 "n_direct, n_framed, dr_low, dr_high, fr_low, fr_high, p_label, framed_top, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "updated_at, direct_total, framed_total, rule) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [run_id, scores.top_answer, scores.dr, scores.fr, scores.pi, scores.label,
                  scores.n_direct, scores.n_framed, *scores.dr_interval, *scores.fr_interval,
-                 scores.p_label, scores.framed_top, now])
+                 scores.p_label, scores.framed_top, now, scores.direct_total,
+                 scores.framed_total, scores.rule])
         return version
 
     def result_versions(self, run_id: int) -> list[dict]:

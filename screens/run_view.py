@@ -361,6 +361,8 @@ class RunScreen(AnswerEditing, Screen):
             badge.remove_class(cls)
         badge.add_class(BADGE_CLASS[s.label])
         badge.set_class(not s.settled, "settling")
+        warning = getattr(s, "warning", "") or ""
+        self.set_verdict_note(f"[yellow]⚠ {escape(warning)}[/yellow]" if warning else "")
         # A small terminal keeps room for the reframings table.
         limit = 3 if self.size.height < 30 else 8
         self.query_one("#direct-dist", Static).update(

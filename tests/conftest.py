@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+DATA = ROOT / "tests" / "data"   # copies of ../shared/data: a clone alone must pass
 FAMILIES = ROOT / "families"
 
 

@@ -50,7 +50,7 @@ def test_import_dataset_writes_one_family_per_id_in_framing_order(dataset, isola
                      "--out", str(isolated / "imported"))
     assert result.exit_code == 0
     assert "wrote 2 family files" in result.output
-    assert "id 999: no framings" in result.output
+    assert "note: id 999" in result.output and "no framings, not imported" in result.output
     fam = load(isolated / "imported" / "1847229-popular-butterfly.toml")
     assert fam.direct == "Choose a random popular butterfly"
     assert [f.split(":")[0] for f in fam.framings] == ["Scenario 0", "Scenario 1", "Scenario 2"]
@@ -91,18 +91,38 @@ def two_models(dataset, isolated):
 
 
 def test_export_emits_the_release_schema(two_models, isolated):
-    out = cli_run("export", "--format", "deepbias")
-    records = [json.loads(x) for x in out.output.splitlines()]
-    assert len(records) == 4
+    refused = cli_run("export", "--format", "deepbias")
+    assert refused.exit_code == 2 and "2 models (base-model, sft-model)" in refused.output
+    out = cli_run("export", "--format", "deepbias", "--out", str(isolated / "release"))
+    assert out.exit_code == 0, out.output
+    files = sorted(p.name for p in (isolated / "release").iterdir())
+    assert files == ["base-model.jsonl", "sft-model.jsonl"]
+    records = [json.loads(x) for x in (isolated / "release" / "base-model.jsonl")
+               .read_text().splitlines()]
+    assert len(records) == 2
     for r in records:
-        assert {"id", "prompt", "model", "direct", "framed", "pi", "bias_type"} <= set(r)
+        assert list(r) == ["id", "prompt", "model", "direct", "framed", "pi", "bias_type",
+                           "probe"]
+        assert list(r["direct"]) == ["top_answer", "dr", "n_samples", "n_clusters",
+                                     "distribution"]
+        assert list(r["framed"]) == ["top_answer", "fr", "n_samples", "n_clusters",
+                                     "distribution"]
+        for d in r["direct"]["distribution"]:
+            assert list(d) == ["answer", "count", "rate", "surface_forms", "lemma_keys"]
+            assert all(set(f) == {"text", "count"} for f in d["surface_forms"])
         assert r["bias_type"] in ("deep", "shallow", "non_bias")
-    assert records[0]["id"] == "1847229"
-    assert records[0]["prompt"] == "Choose a random popular butterfly"
-    assert records[0]["direct"]["top_answer"] == "Monarch"
+        assert r["model"] == "base-model" and r["probe"]["rule"] == "probe"
+    bfly = next(r for r in records if r["id"] == "1847229")
+    assert bfly["prompt"] == "Choose a random popular butterfly"
+    assert bfly["direct"]["top_answer"] == "Monarch"
+    apples = next(r for r in records if r["id"] == "815099")
+    assert apples["direct"]["dr"] == 0.9 and apples["direct"]["n_clusters"] == 2
+    assert apples["framed"]["fr"] == 0.333333      # six decimals, as released
     one = cli_run("export", "--run", "2", "--out", str(isolated / "x.jsonl"))
     assert one.exit_code == 0
     assert len((isolated / "x.jsonl").read_text().splitlines()) == 1
+    stdout = cli_run("export", "--model", "sft-model")
+    assert [json.loads(x)["model"] for x in stdout.output.splitlines()] == ["sft-model"] * 2
 
 
 def test_compare_two_models_with_pi_bins(two_models):
@@ -126,9 +146,12 @@ def test_compare_two_models_with_pi_bins(two_models):
 def test_thresholds_table(two_models):
     out = cli_run("thresholds", "--json")
     rows = json.loads(out.output)
-    assert [round(r["t"], 2) for r in rows][:2] == [0.5, 0.52] and rows[-1]["t"] == 0.86
+    assert [round(r["t"], 2) for r in rows][:2] == [0.5, 0.51] and rows[-1]["t"] == 0.86
+    assert len(rows) == 37 and {r["rule"] for r in rows} == {"probe"}
     assert all(abs(r["deep"] + r["shallow"] + r["non_bias"] - 1) < 1e-9 for r in rows)
-    assert "t²" in cli_run("thresholds").output
+    text = cli_run("thresholds").output
+    assert "t²" in text and text.startswith("rule: Deep: DR > t and π > t²")
+    assert cli_run("thresholds", "--reference").output.startswith("rule: Deep: π > t² alone")
 
 
 def test_report_writes_charts_and_one_html_page(two_models, isolated):

@@ -23,7 +23,7 @@ FAMILY_CORPUS = {
     "empty-direct": ('direct = ""\nframings = ["a"]\n', "'direct' is empty"),
     "empty-framing": ('direct = "x"\nframings = ["a", "   "]\n', "framing 2 is empty"),
     "no-framings": ('direct = "x"\nframings = []\n', "'framings' is empty"),
-    "huge-line": ('direct = "' + "x" * 200_000 + '"\nframings = ["a"]\n', "longer than 4000"),
+    "huge-line": ('direct = "' + "x" * 200_000 + '"\nframings = ["a"]\n', "longer than 32000"),
     "bad-name": ('name = "../../../tmp/pwn"\ndirect = "x"\nframings = ["a"]\n', "not allowed"),
     "answers-not-table": ('direct = "x"\nframings = ["a"]\nanswers = 3\n',
                           "'answers' must be a table"),

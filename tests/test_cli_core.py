@@ -6,7 +6,7 @@ import sys
 
 from click.testing import CliRunner
 
-from conftest import SHARED, write_jsonl
+from conftest import DATA, write_jsonl
 from probe.cli import cli
 from probe.store import Store
 
@@ -80,7 +80,7 @@ def test_match_two_answers():
 
 
 def test_match_pairs_file_writes_one_verdict_per_pair(tmp_path):
-    result = CliRunner().invoke(cli, ["match", "--pairs", str(SHARED / "matching_pairs.jsonl")])
+    result = CliRunner().invoke(cli, ["match", "--pairs", str(DATA / "matching_pairs.jsonl")])
     lines = [json.loads(x) for x in result.stdout.splitlines()]
     assert len(lines) == 86
     assert all(isinstance(x["same"], bool) and x["reason"] for x in lines)

@@ -53,7 +53,7 @@ def test_run_default_model_json_record_follows_from_stored_samples(butterfly_pat
     assert rec["framed"]["fr"] == round(again.fr, 4)
     assert rec["bias_type"] == again.label
     top = rec["direct"]["top_answer"]
-    direct = [s for s in samples if s.kind == "direct" and s.canonical]
+    direct = [s for s in samples if s.kind == "direct" and s.canonical and not s.refusal]
     assert rec["direct"]["dr"] == round(sum(s.canonical == top for s in direct) / len(direct), 4)
     run = store.run(1)
     assert run.status == "finished" and run.model_hash.startswith("sha256:")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import SHARED
+from conftest import DATA as SHARED
 from probe.matching import Canonicalizer, extract, is_refusal, normalise, same_answer
 
 PAIRS = [json.loads(line) for line in (SHARED / "matching_pairs.jsonl").read_text().splitlines()

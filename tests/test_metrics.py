@@ -103,8 +103,66 @@ def test_custom_thresholds_are_settings():
     assert label(0.7, 0.45, pi_threshold=0.5) == SHALLOW
 
 
-def test_threshold_sweep_matches_the_papers_rule():
-    rows = dict(thresholds_sweep([(1.0, 0.9), (0.7, 0.2), (0.3, 0.3)]))
-    assert rows[0.5] == {DEEP: 2 / 3, SHALLOW: 1 / 3, NON_BIAS: 0.0}
-    assert rows[0.86][DEEP] == pytest.approx(1 / 3)
-    assert rows[0.86][NON_BIAS] == pytest.approx(2 / 3)
+def test_threshold_sweep_steps_by_001_under_either_rule():
+    points = [(1.0, 0.9), (0.7, 0.2), (0.3, 0.3)]
+    probe_rows = dict(thresholds_sweep(points))
+    assert len(probe_rows) == 37 and min(probe_rows) == 0.5 and max(probe_rows) == 0.86
+    assert 0.65 in probe_rows and 0.51 in probe_rows
+    # (0.3, 0.3): π > 0.25 but DR ≤ t — Non-bias by the paper's text, Deep by the released code.
+    assert probe_rows[0.5] == {DEEP: 1 / 3, SHALLOW: 1 / 3, NON_BIAS: 1 / 3}
+    ref_rows = dict(thresholds_sweep(points, rule="reference"))
+    assert ref_rows[0.5] == {DEEP: 2 / 3, SHALLOW: 1 / 3, NON_BIAS: 0.0}
+    for rows in (probe_rows, ref_rows):
+        assert rows[0.86][DEEP] == pytest.approx(1 / 3)
+        assert rows[0.86][NON_BIAS] == pytest.approx(2 / 3)
+
+
+# ------------------------------------------------------------------ non-picks
+
+def test_non_picks_never_win_and_leave_both_denominators():
+    # The default model's butterfly run: mostly echoes of the category.
+    direct = ["Butterfly"] * 18 + ["Monarch"] * 9 + ["Swallowtail"] * 3
+    framed = ["Butterfly"] * 11 + ["Monarch"] * 5 + ["Viceroy"] * 14
+    s = score(direct, framed, direct_nonpick=[a == "Butterfly" for a in direct],
+              framed_nonpick=[a == "Butterfly" for a in framed])
+    assert s.top_answer == "Monarch"
+    assert (s.dr_hits, s.n_direct, s.direct_total) == (9, 12, 30)
+    assert s.dr == pytest.approx(0.75)
+    assert (s.fr_hits, s.n_framed) == (5, 19)
+    assert (s.direct_nonpicks, s.framed_nonpicks) == (18, 11)
+    assert s.warning == ("verdict rests on 12 of 30 direct answers and 19 of 30 framed "
+                         "answers (the rest are not picks)")
+    # Shown, flagged and listed after the picks; never counted in a pick's rate.
+    d = s.direct_distribution
+    assert [(a.answer, a.refusal) for a in d] == [
+        ("Monarch", False), ("Swallowtail", False), ("Butterfly", True)]
+    assert d[0].rate == pytest.approx(0.75) and d[-1].rate == 0.0
+
+
+def test_enough_picks_carry_no_warning():
+    direct = ["A"] * 20 + ["no"] * 10
+    s = score(direct, ["A"] * 30, direct_nonpick=[a == "no" for a in direct])
+    assert s.warning is None
+    direct = ["A"] * 19 + ["no"] * 11
+    s = score(direct, ["A"] * 30, direct_nonpick=[a == "no" for a in direct])
+    assert s.warning == "verdict rests on 19 of 30 direct answers (the rest are not picks)"
+
+
+def test_a_family_with_only_non_picks_has_no_answer():
+    s = score(["Butterfly", "", "I can't choose"], ["Monarch"],
+              direct_nonpick=[True, True, True])
+    assert s.top_answer is None and s.reason == "no answer"
+    assert s.label == NON_BIAS and s.n_direct == 0 and s.direct_total == 3
+
+
+def test_a_refused_sample_does_not_mark_its_whole_answer_a_non_pick():
+    # "Sorry, Monarch" is flagged on its own; the other Monarch samples stay picks.
+    s = score(["Monarch", "Monarch", "Monarch"], [], direct_nonpick=[True, False, False])
+    assert (s.dr_hits, s.n_direct) == (2, 2)
+
+
+def test_posterior_survives_huge_sample_counts():
+    probs = label_probabilities(700_000, 700_000, 700_000, 700_000)
+    assert probs[DEEP] == pytest.approx(1.0)
+    probs = label_probabilities(455_000, 700_000, 0, 700_000)
+    assert sum(probs.values()) == pytest.approx(1.0)

@@ -1,0 +1,202 @@
+"""Stored runs → the paper's release records (``probe export --format deepbias``).
+
+The released schema exactly: ``id``, ``prompt``, ``model``, ``direct`` / ``framed`` with
+``top_answer``, the rate, ``n_samples``, ``n_clusters`` and a ``distribution`` of
+``{answer, count, rate, surface_forms: [{text, count}], lemma_keys}``, then ``pi`` and
+``bias_type``; rates to 6 decimals. The one extra key, ``probe``, says which rule scored
+the record and what the release format has no place for (non-picks, the run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from probe.errors import BadInput
+from probe.family import Family
+from probe.matching import extract, normalise
+from probe.scoring import Response, Scored, rescore
+from probe.store import Store
+
+
+def _lemma_key(surface: str) -> str:
+    return " ".join(normalise(extract(surface) or surface))
+
+
+def _side(scored: Scored, kind: str, top: str | None, rate_key: str, rate: float) -> dict:
+    members: dict[str, list[str]] = defaultdict(list)
+    order: list[str] = []
+    for response, match in scored.matches:
+        if response.kind != kind or match.refusal or not match.canonical:
+            continue
+        if match.canonical not in members:
+            order.append(match.canonical)
+        members[match.canonical].append(response.text.strip())
+    n = sum(len(v) for v in members.values())
+    dist = []
+    for answer in sorted(order, key=lambda a: -len(members[a])):
+        texts = members[answer]
+        dist.append({
+            "answer": answer,
+            "count": len(texts),
+            "rate": round(len(texts) / n, 6) if n else 0.0,
+            "surface_forms": [{"text": t, "count": c} for t, c in Counter(texts).most_common()],
+            "lemma_keys": sorted({_lemma_key(t) for t in texts} - {""}),
+        })
+    return {"top_answer": top, rate_key: round(rate, 6), "n_samples": n,
+            "n_clusters": len(dist), "distribution": dist}
+
+
+def dataset_id(family: Family) -> str:
+    """The dataset id of an imported family; else the family's name."""
+    if family.dataset_id is not None:
+        return family.dataset_id
+    m = re.match(r"^(\d+)-", family.name)
+    return m.group(1) if m else family.name
+
+
+def release_record(store: Store, run_id: int) -> dict:
+    run = store.run(run_id)
+    fam = store.family(run.family_id)
+    settings = run.settings
+    samples = store.samples(run_id)
+    scored = rescore(fam, [Response(s.kind, s.idx, s.response) for s in samples],
+                     settings.get("dr_threshold", 0.65), settings.get("pi_threshold", 0.40))
+    s = scored.scores
+    return {
+        "id": dataset_id(fam),
+        "prompt": fam.direct,
+        "model": run.model,
+        "direct": _side(scored, "direct", s.top_answer, "dr", s.dr),
+        "framed": _side(scored, "framed", s.framed_top, "fr", s.fr),
+        "pi": round(s.pi, 6),
+        "bias_type": s.label,
+        "probe": {"rule": s.rule, "run_id": run_id, "family": fam.name,
+                  "non_picks": {"direct": s.direct_nonpicks, "framed": s.framed_nonpicks},
+                  "warning": s.warning},
+    }
+
+
+def runs_to_export(store: Store, run_ids: list[int], model: str | None) -> list[int]:
+    if run_ids:
+        for rid in run_ids:
+            store.run(rid)          # one sentence for an unknown id
+        return list(run_ids)
+    sql = "SELECT id FROM runs WHERE status = 'finished'"
+    params: list = []
+    if model:
+        sql += " AND model = ?"
+        params.append(model)
+    ids = [r["id"] for r in store.query(sql + " ORDER BY id", params)]
+    if not ids:
+        raise BadInput("no finished runs to export" + (f" for model '{model}'." if model
+                                                        else "."))
+    return ids
+
+
+def by_model(store: Store, run_ids: Iterable[int]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for rid in run_ids:
+        rec = release_record(store, rid)
+        out[rec["model"]].append(rec)
+    return dict(out)
+
+
+def model_file_name(model: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(model).name or model).strip("._") or "model"
+    return f"{stem[:100]}.jsonl"
+
+
+def lines(records: list[dict]) -> Iterator[str]:
+    for rec in records:
+        yield json.dumps(rec, ensure_ascii=False) + "\n"
+
+
+def protected_paths(db_path: str | Path) -> set[Path]:
+    """The database and its journal files: an export must never write over them."""
+    db = Path(db_path).resolve()
+    return {db, *(db.with_name(db.name + suffix) for suffix in ("-wal", "-shm", "-journal"))}
+
+
+def refuse_database(target: Path, db_path: str | Path) -> None:
+    """Checked before the database is even opened, so a refused export changes nothing."""
+    real = target.resolve()
+    if real in protected_paths(db_path) or (
+            real.exists() and Path(db_path).exists() and os.path.samefile(real, db_path)):
+        raise BadInput(f"--out {target}: is the database itself; choose another file.")
+
+
+def check_target(target: Path, db_path: str | Path) -> None:
+    refuse_database(target, db_path)
+    real = target.resolve()
+    parent = real.parent
+    if not parent.is_dir():
+        raise BadInput(f"--out {target}: the folder {parent} does not exist.")
+    if real.is_dir():
+        raise BadInput(f"--out {target}: is a folder.")
+
+
+def write_atomic(target: Path, chunks: Iterable[str]) -> None:
+    """Write through a temporary file created exclusively beside ``target``, then rename:
+    a crash or a full disk never leaves half a file, and a link at the temporary name is
+    never followed."""
+    import tempfile
+
+    from probe.errors import RunFailed
+
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise RunFailed(f"cannot write {target}: {exc.strerror or exc}.") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for chunk in chunks:
+                fh.write(chunk)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise RunFailed(f"cannot write {target}: {exc.strerror or exc}.") from None
+
+
+def export_to(store: Store, db_path: str | Path, run_ids: list[int], model: str | None,
+              out: Path | None, stdout) -> list[tuple[Path | None, int]]:
+    """Write the records, one file per model; returns (file or None for stdout, count)."""
+    groups = by_model(store, runs_to_export(store, run_ids, model))
+    many = len(groups) > 1
+    names = ", ".join(sorted(groups))
+    # A folder: one that exists, a path ending in '/', or a new path for several models.
+    as_folder = out is not None and (out.is_dir() or str(out).endswith(os.sep)
+                                     or (many and not out.exists()))
+    if not as_folder:
+        if many:
+            raise BadInput(f"the runs are of {len(groups)} models ({names}); pick one with "
+                           "--model, or give --out a folder for one file per model.")
+        records = next(iter(groups.values()))
+        if out is None:
+            for line in lines(records):
+                stdout.write(line)
+            stdout.flush()
+            return [(None, len(records))]
+        check_target(out, db_path)
+        write_atomic(out, lines(records))
+        return [(out, len(records))]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"--out {out}: cannot create the folder ({exc.strerror}).") from None
+    written = []
+    for name, records in sorted(groups.items()):
+        target = out / model_file_name(name)
+        check_target(target, db_path)
+        write_atomic(target, lines(records))
+        written.append((target, len(records)))
+    return written
