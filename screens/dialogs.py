@@ -136,7 +136,14 @@ class SettingsScreen(ModalScreen[RunSettings | None]):
         values["base"] = self.query_one("#set-base", Switch).value
         values["quick"] = self.query_one("#set-quick", Switch).value
         values["rule"] = self.query_one("#set-rule", Select).value
-        return RunSettings(**{**self.settings.__dict__, **values}).validate()
+        try:
+            return RunSettings(**{**self.settings.__dict__, **values}).validate()
+        except BadInput as exc:
+            # The core names the command-line option; here the field's label says more.
+            text = str(exc)
+            for name, label, _ in FIELDS:
+                text = text.replace(f"--{name.replace('_', '-')}", label)
+            raise BadInput(text) from None
 
     def action_apply(self) -> None:
         try:

@@ -209,16 +209,24 @@ class RunScreen(AnswerEditing, Screen):
             self._dirty = True
 
     def action_resume(self) -> None:
+        if self.state not in ("cancelled", "failed", "running") or self.run_id is None \
+                or self.running:
+            self.notify(f"Nothing to resume: the run is {self.state}.")
+            return
         if self.read_only:
             if self.app.backend is None:  # type: ignore[attr-defined]
                 self.notify("Load a model before resuming.", severity="warning")
                 return
             self.read_only = False
-        if self.state in ("cancelled", "failed", "running") and self.run_id is not None \
-                and (self.runner is None or self.state != "running"):
-            self.start_run(self.run_id)
-        else:
-            self.notify(f"Nothing to resume: the run is {self.state}.")
+        store = self.app.store  # type: ignore[attr-defined]
+        if self.versions and self.versions[-1]["kind"] == "rescored":
+            # The runner samples and scores with the run's own family snapshot; show that,
+            # so what is on screen is what gets stored.
+            path = self.family.path
+            self.family = store.family(store.run(self.run_id).family_id)
+            self.family.path = self.family.path or path
+            self._reset_live()
+        self.start_run(self.run_id)
 
     def action_quick(self) -> None:
         # The state shows in the title line, not as a toast: pressing k again and again

@@ -172,6 +172,10 @@ def test_run_settings_dialog_sets_the_next_run(isolated):
             await pilot.press("ctrl+s")
             assert app.screen is dialog and "not a number" in str(
                 dialog.query_one("#settings-error", Static).render())
+            dialog.query_one("#set-samples", Input).value = "0"
+            await pilot.press("ctrl+s")
+            assert "Direct samples (N) must be at least 1" in str(
+                dialog.query_one("#settings-error", Static).render())
             dialog.query_one("#set-samples", Input).value = "6"
             dialog.query_one("#set-seed", Input).value = "42"
             dialog.query_one("#set-pi_threshold", Input).value = "0.7"
