@@ -45,9 +45,9 @@ async def finished_run(pilot):
 def fixed_clock(monkeypatch):
     """Dates on screen would change every minute; the picture must not."""
     import screens.history
-    import screens.run_view
+    import screens.run_display
 
-    for module in (screens.history, screens.run_view):
+    for module in (screens.history, screens.run_display):
         monkeypatch.setattr(module, "when", lambda t: "2026-01-01 12:00")
 
 
