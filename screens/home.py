@@ -3,6 +3,7 @@ and model-picker dialogs it opens."""
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -123,8 +124,10 @@ class HomeScreen(Screen):
             return here, Text(" · ".join(by_family.get(name, [])), style="dim")
 
         app.families = {}
+        self.errors: dict[str, str] = {}
         for path, fam in fam_mod.discover(families_dir()):
             if isinstance(fam, ProbeError):
+                self.errors[str(path)] = str(fam)
                 table.add_row(Text(path.stem), "—", Text(str(fam), style="red"), "", "",
                               key=str(path))
                 continue
@@ -143,11 +146,20 @@ class HomeScreen(Screen):
                                   key=key)
         if table.row_count and not move_to_key(table, keep):
             table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))
-        hint = self.query_one("#home-hint", Static)
-        hint.update("" if table.row_count else
-                    f"No families in {families_dir()}/ yet: press n to write one.")
-        hint.display = not table.row_count
         self.on_resize()
+        self.show_hint()
+
+    @on(DataTable.RowHighlighted, "#families")
+    def show_hint(self) -> None:
+        """Below the table: the whole error of a family file that does not load (its row
+        has room for the start only), or how to begin when there is nothing yet."""
+        table = self.query_one("#families", DataTable)
+        hint = self.query_one("#home-hint", Static)
+        error = getattr(self, "errors", {}).get(cursor_key(table) or "")
+        text = (f"[red]{escape(error)}[/red]" if error else "" if table.row_count else
+                f"No families in {escape(str(families_dir()))}/ yet: press n to write one.")
+        hint.update(text)
+        hint.display = bool(text)
 
     def update_model_status(self) -> None:
         app = self.app

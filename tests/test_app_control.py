@@ -333,6 +333,10 @@ def test_home_columns_fit_and_other_models_keep_their_names(isolated):
             assert widths["label"] >= len("Non-bias  π 0.43") + 2
             cell = str(table.get_row_at(family_rows(app).index("b"))[4])
             assert "gemma-3-270m-q4_k_m: Deep" in cell
+            select(app, "broken")
+            await pilot.pause()
+            hint = str(app.screen.query_one("#home-hint", Static).render())
+            assert "unknown key 'nonsense'" in hint
 
     run(go())
 
