@@ -69,7 +69,11 @@ def test_editor_screen(snap_compare, isolated, size):
     async def editing(pilot):
         await ready(pilot)
         await pilot.press("e")
-        await pilot.pause(0.2)
+        from textual.widgets import TextArea
+
+        for area in pilot.app.screen.query(TextArea):
+            area.cursor_blink = False          # a blinking cursor makes the picture flaky
+        await pilot.pause(0.3)
 
     assert snap_compare(app_with_families(isolated, ("tea",)), terminal_size=size,
                         run_before=editing)
