@@ -152,6 +152,15 @@ class ProbeApp(App):
         self.push_screen(RunScreen(family, run_id=run_id, read_only=read_only,
                                    settings=RunSettings(**self.run_settings.__dict__)))
 
+    def _on_notify(self, event) -> None:
+        # The same message again replaces the one on screen: a key pressed ten times is one
+        # toast, not a stack of ten. (Runs on the UI thread, like Textual's own handler.)
+        new = event.notification
+        for old in list(self._notifications):
+            if old.message == new.message and old.title == new.title:
+                self._unnotify(old, refresh=False)
+        super()._on_notify(event)
+
     def action_help(self) -> None:
         # One installed instance: composing the help text anew cost ~30 ms a time.
         if not self.is_screen_installed("help"):

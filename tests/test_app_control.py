@@ -238,6 +238,9 @@ def test_k_again_and_again_adds_no_toasts(isolated):
             assert "quick check on" in str(rs.query_one("#run-title", Static).render())
             rs.action_stop()
             await wait_until(pilot, lambda: rs.state == "cancelled")
+            await pilot.press(*["k"] * 6)            # not sampling: one message, not six
+            await pilot.pause()
+            assert len(app._notifications) == 1
 
     run(go())
 
