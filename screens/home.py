@@ -25,14 +25,13 @@ from screens.tables import cursor_key, fit_columns, move_to_key
 HELP = """\
 [b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
 
-[b]Home[/b]     r run selected family · n new family · e edit · h history · m choose model · g charts
-         s run settings (samples, temperature, seed, thresholds, base/shots, scoring rule)
-[b]Editor[/b]   ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a reframing · escape back
-[b]Run[/b]      s stop · u resume · k quick check on/off · a answers (merge/split) · enter a
-         reframing's prompt, response and match · escape back (asks while sampling)
-[b]Answers[/b]  space mark · m merge marked into selected · x split selected surface form
-[b]History[/b]  enter open run · space mark · c compare two marked runs · / filter
-Everywhere: ? this help · ctrl+p command palette · q quit
+[b]Home[/b]     r run · n new family · e edit · h history · m model · g charts · s run settings
+[b]Editor[/b]   ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a line
+[b]Run[/b]      s stop · u resume · k quick check · a answers · enter one reframing's sample
+[b]Answers[/b]  space mark · m merge the marked into the row under the cursor · x split
+[b]History[/b]  enter open · space mark · c compare two marked · / filter
+Everywhere: ? this help · ctrl+p command palette · escape back · q quit
+(leaving or quitting while a run samples asks first)
 """
 
 
