@@ -229,9 +229,8 @@ class Runner:
                     f"{type(exc).__name__}: {exc}"
                 return self._fail(run_id, family, settings, error, len(responses), planned)
         if responses:
-            # ``live`` already holds every response in arrival order: the final names need
-            # no second pass of matching.
-            scored = live.scored()
+            # The kept scores come from one order-free pass over every response.
+            scored = live.final()
             scores = scored.scores
             self.store.update_canonicals(run_id, [(r.kind, r.idx, m.canonical, m.reason)
                                                   for r, m in scored.matches])

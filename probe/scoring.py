@@ -9,7 +9,7 @@ from typing import Iterable, Sequence
 from probe.errors import BadInput
 from probe.family import Family
 from probe.jsonl import iter_objects
-from probe.matching import Canonicalizer, Match
+from probe.matching import Canonicalizer, Match, cluster_answers
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, AnswerCount, Scores, score
 
 
@@ -31,9 +31,10 @@ class Scored:
 class LiveScorer:
     """Matches responses one at a time and scores on demand: what a live run needs.
 
-    Adding a response costs one match against the forms seen so far; ``scored()`` reads
-    each cluster's current name (its most frequent surface form), so names can change as
-    samples arrive while the matching itself never does.
+    Adding a response costs one match against the forms seen so far; ``scored()`` re-reads
+    each answer's cluster and name, so the live view refines as samples arrive. ``final()``
+    matches the whole set again, order-free: the scores a run keeps never depend on the
+    order its samples arrived in.
     """
 
     def __init__(self, family: Family, dr_threshold: float = DR_THRESHOLD,
@@ -50,31 +51,40 @@ class LiveScorer:
         return match
 
     def name(self, match: Match) -> str:
-        return self.canon.name_of(match.cluster)
+        return self.canon.refresh(match).canonical
 
     def scored(self) -> Scored:
-        matches = []
-        for r, m in self.items:
-            m.canonical = self.canon.name_of(m.cluster)
-            matches.append((r, m))
-        direct = [m for r, m in matches if r.kind == "direct"]
-        framed = [m for r, m in matches if r.kind == "framed"]
-        scores = score(
-            [m.canonical for m in direct], [m.canonical for m in framed],
-            [m.answer for m in direct], [m.answer for m in framed],
-            dr_threshold=self.dr_threshold, pi_threshold=self.pi_threshold,
-            direct_nonpick=[m.refusal for m in direct],
-            framed_nonpick=[m.refusal for m in framed])
-        return Scored(scores=scores, matches=matches)
+        matches = [(r, self.canon.refresh(m)) for r, m in self.items]
+        return Scored(_score(matches, self.dr_threshold, self.pi_threshold), matches)
+
+    def final(self) -> Scored:
+        """Every response matched again as one set: the same result in any arrival order."""
+        return rescore(self.family, [r for r, _ in self.items], self.dr_threshold,
+                       self.pi_threshold)
+
+
+def _score(matches: list[tuple[Response, Match]], dr_threshold: float,
+           pi_threshold: float) -> Scores:
+    direct = [m for r, m in matches if r.kind == "direct"]
+    framed = [m for r, m in matches if r.kind == "framed"]
+    return score(
+        [m.canonical for m in direct], [m.canonical for m in framed],
+        [m.answer for m in direct], [m.answer for m in framed],
+        dr_threshold=dr_threshold, pi_threshold=pi_threshold,
+        direct_nonpick=[m.refusal for m in direct],
+        framed_nonpick=[m.refusal for m in framed])
 
 
 def rescore(family: Family, responses: Sequence[Response],
             dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD) -> Scored:
-    """Match every response in arrival order, then score the family."""
-    live = LiveScorer(family, dr_threshold, pi_threshold)
-    for r in responses:
-        live.add(r)
-    return live.scored()
+    """Match every response as one set, then score the family: order-free."""
+    fresh = cluster_answers([r.text for r in responses], family.direct, family.answers)
+    matches = list(zip(responses, fresh))
+    # A tie for the top answer goes to the first seen: "first" means the lowest sample
+    # index, then the name, never the order the samples arrived in.
+    ordered = sorted(matches, key=lambda rm: (rm[0].kind, rm[0].idx, rm[1].canonical,
+                                              rm[1].answer))
+    return Scored(_score(ordered, dr_threshold, pi_threshold), matches)
 
 
 def _dist(items: list[AnswerCount]) -> list[dict]:

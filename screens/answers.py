@@ -84,7 +84,7 @@ class AnswerEditing:
                 return False
         run_record = edit(self.family.answers, earlier)
         self._reset_live()
-        scored = self.live.scored()
+        scored = self.live.final()          # order-free, as the runner stores a result
         version = store.save_result(
             self.run_id, scored.scores, kind="rescored", note=note, family=self.family,
             canonicals=[[r.kind, r.idx, m.canonical, m.reason] for r, m in scored.matches],

@@ -1,80 +1,173 @@
-"""Charts of stored families: the Deep/Shallow/Non-bias breakdown and a DR-vs-FR scatter
-with the threshold lines, drawn in the terminal."""
+"""Charts of stored families: DR against FR with the threshold lines, a selected point you
+move between with the arrow keys (or a click) and open with enter, and the Deep / Shallow /
+Non-bias breakdown — from the same newest-finished-run query as `probe report`."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from probe.metrics import DEEP, DR_THRESHOLD, NON_BIAS, PI_THRESHOLD, SHALLOW
-from probe.report import bar
+from probe.charts.data import LABELS, Thresholds, breakdown_by_model, chart_rows, model_names, \
+    run_thresholds
+from probe.charts.palette import COLOURS, MARKS, SELECTED, THRESHOLD
+from probe.metrics import LABEL_TEXT
 
-STYLE = {DEEP: "bold green", SHALLOW: "bold yellow", NON_BIAS: "bold white"}
-MARK = {DEEP: "●", SHALLOW: "▲", NON_BIAS: "·"}
-
-
-def breakdown_text(rows: list[dict]) -> Text:
-    n = len(rows)
-    text = Text(f"Families by bias type (n = {n}, newest run per family and model)\n",
-                style="bold")
-    for key, name in ((DEEP, "Deep"), (SHALLOW, "Shallow"), (NON_BIAS, "Non-bias")):
-        share = sum(r["label"] == key for r in rows) / n if n else 0.0
-        text.append(f"{name:<9}")
-        text.append(bar(share, 40), style=STYLE[key])
-        text.append(f" {share:6.1%}\n")
-    return text
-
-
-def scatter_text(rows: list[dict], width: int = 60, height: int = 18) -> Text:
-    """DR on x, FR on y; | marks DR = 0.65, ~ marks π = 0.40 (FR = 0.40 / DR)."""
-    grid = [[" "] * width for _ in range(height)]
-    styles: dict[tuple[int, int], str] = {}
-
-    def cell(dr: float, fr: float) -> tuple[int, int]:
-        return (height - 1 - min(height - 1, int(fr * height)),
-                min(width - 1, int(dr * width)))
-
-    for y in range(height):
-        grid[y][cell(DR_THRESHOLD, 0)[1]] = "│"
-    for x in range(width):
-        dr = (x + 0.5) / width
-        if dr > DR_THRESHOLD and PI_THRESHOLD / dr <= 1:
-            y, _ = cell(dr, PI_THRESHOLD / dr)
-            grid[y][x] = "~"
-    for r in rows:
-        y, x = cell(r["dr"], r["fr"])
-        grid[y][x] = MARK[r["label"]]
-        styles[(y, x)] = STYLE[r["label"]]
-    text = Text("FR\n", style="bold")
-    for y, line in enumerate(grid):
-        label = f"{1 - y / height:4.1f} " if y % 4 == 0 else "     "
-        text.append(label + "│")
-        for x, ch in enumerate(line):
-            text.append(ch, style=styles.get((y, x), "red" if ch in "│~" else ""))
-        text.append("\n")
-    text.append("     └" + "─" * width + "\n")
-    text.append("      0" + " " * (width // 2 - 4) + "0.5" + " " * (width // 2 - 5) + "1  DR\n")
-    text.append("      ● Deep  ▲ Shallow  · Non-bias   │ DR = 0.65   ~ π = 0.40", style="dim")
-    return text
+STYLE = {key: f"bold {colour}" for key, colour in COLOURS.items()}
+WIDE = 120          # from this many columns the breakdown plot sits beside the scatter
 
 
 class ChartsScreen(Screen):
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    DEFAULT_CSS = """
+    ChartsScreen #charts-status, ChartsScreen #charts-legend { height: 1; padding: 0 1; }
+    ChartsScreen #charts-point { height: 2; padding: 0 1; background: $boost; }
+    ChartsScreen #charts-body { height: 1fr; }
+    ChartsScreen #scatter { width: 2fr; }
+    ChartsScreen #breakdown { width: 1fr; display: none; }
+    ChartsScreen.-wide #breakdown { display: block; }
+    """
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("m", "next_model", "Model filter"),
+        Binding("left", "move('dr', -1)", "Point ←", show=False),
+        Binding("right", "move('dr', 1)", "Point →", show=False),
+        Binding("down", "move('fr', -1)", "Point ↓", show=False),
+        Binding("up", "move('fr', 1)", "Point ↑", show=False),
+        Binding("enter", "open_run", "Open run"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.all_rows: list[dict] = []
+        self.models: list[str] = []
+        self.model: str | None = None          # None: every model
+        self.rows: list[dict] = []
+        self.selected: int | None = None
+        self.thresholds = Thresholds()
 
     def compose(self) -> ComposeResult:
+        from screens.chart_plots import BreakdownPlot, ScatterPlot
+
         yield Header()
-        yield Static("", id="breakdown")
-        yield Static("", id="scatter")
+        yield Static("", id="charts-status")
+        with Horizontal(id="charts-body"):
+            yield ScatterPlot(id="scatter")
+            yield BreakdownPlot(id="breakdown")
+        yield Static("", id="charts-legend")
+        yield Static("", id="charts-point")
         yield Footer()
 
     def on_mount(self) -> None:
-        rows = self.app.store.latest_results()  # type: ignore[attr-defined]
-        if not rows:
-            self.query_one("#breakdown", Static).update(
-                "No finished runs yet: run a family (r on the home screen) or `probe batch`.")
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width >= WIDE, "-wide")
+
+    def reload(self) -> None:
+        store = self.app.store  # type: ignore[attr-defined]
+        self.all_rows = chart_rows(store)
+        self.models = model_names(self.all_rows)
+        if self.model not in self.models:
+            self.model = None
+        self.thresholds = run_thresholds(store, self.all_rows)
+        self.set_class(self.size.width >= WIDE, "-wide")
+        self.redraw()
+
+    def redraw(self) -> None:
+        from screens.chart_plots import BreakdownPlot, ScatterPlot
+
+        previous = self.current()
+        rows = [r for r in self.all_rows if self.model is None or r["model"] == self.model]
+        self.rows = sorted(rows, key=lambda r: (r["dr"], r["fr"], r["family_name"], r["model"]))
+        ids = [r["run_id"] for r in self.rows]
+        if previous and previous["run_id"] in ids:
+            self.selected = ids.index(previous["run_id"])
+        else:
+            self.selected = 0 if self.rows else None
+        self.query_one(ScatterPlot).show(self.rows, self.thresholds, self.selected)
+        self.query_one(BreakdownPlot).show(breakdown_by_model(self.rows))
+        self.query_one("#charts-status", Static).update(self.status_text())
+        self.query_one("#charts-legend", Static).update(self.legend_text())
+        self.query_one("#charts-point", Static).update(self.point_text())
+
+    def current(self) -> dict | None:
+        return self.rows[self.selected] if self.selected is not None and self.rows else None
+
+    # ------------------------------------------------------------------ text
+
+    def status_text(self) -> Text:
+        which = self.model or f"all {len(self.models)} models"
+        text = Text.assemble(("Model: ", "bold"), which, (" (m)", "dim"), "  ")
+        n = len(self.rows)
+        if not n:
+            text.append("no finished runs yet: run a family (r on Home) or `probe batch`.")
+            return text
+        text.append(f"{n} famil{'y' if n == 1 else 'ies'}  ")
+        for key in LABELS:
+            k = sum(r["label"] == key for r in self.rows)
+            text.append(f"{LABEL_TEXT[key]} {k} {k / n:.0%}  ", style=STYLE[key])
+        return text
+
+    def legend_text(self) -> Text:
+        t = self.thresholds
+        text = Text()
+        for key in LABELS:
+            text.append(f"{MARKS[key]} {LABEL_TEXT[key]}  ", style=STYLE[key])
+        text.append("◆ selected  ", style=f"bold {SELECTED}")
+        text.append(f"│ DR = {t.dr:.2f}   ⠢ π = {t.pi:.2f}", style=THRESHOLD)
+        if t.mixed:
+            text.append("  (runs used other thresholds too)", style="dim")
+        return text
+
+    def point_text(self) -> Text:
+        r = self.current()
+        if r is None:
+            return Text("No point to select.", style="dim")
+        top = r["top_answer"] if r["top_answer"] is not None else "no answer"
+        text = Text.assemble(("◆ ", f"bold {SELECTED}"), (r["family_name"], "bold"), "  ",
+                             (r["model"], "italic"), "  ", (LABEL_TEXT[r["label"]],
+                                                            STYLE[r["label"]]),
+                             ("   ←↑↓→/click: move · enter: open", "dim"))
+        text.append(f"\nDR {r['dr']:.2f}  FR {r['fr']:.2f}  π {r['pi']:.2f}  top {top}  "
+                    f"run {r['run_id']}")
+        return text
+
+    # --------------------------------------------------------------- actions
+
+    def action_next_model(self) -> None:
+        choices: list[str | None] = [None, *self.models]
+        self.model = choices[(choices.index(self.model) + 1) % len(choices)]
+        self.redraw()
+
+    def action_move(self, axis: str, step: int) -> None:
+        """Left/right walk the points in DR order, up/down in FR order."""
+        current = self.current()
+        if current is None:
             return
-        self.query_one("#breakdown", Static).update(breakdown_text(rows))
-        self.query_one("#scatter", Static).update(scatter_text(rows))
+        order = sorted(range(len(self.rows)), key=lambda i: (
+            self.rows[i][axis], self.rows[i]["dr" if axis == "fr" else "fr"], i))
+        pos = order.index(self.selected)
+        self.select(order[max(0, min(len(order) - 1, pos + step))])
+
+    def select(self, index: int) -> None:
+        from screens.chart_plots import ScatterPlot
+
+        self.selected = index
+        self.query_one(ScatterPlot).show(self.rows, self.thresholds, self.selected)
+        self.query_one("#charts-point", Static).update(self.point_text())
+
+    def on_scatter_plot_point_clicked(self, message) -> None:
+        self.select(message.index)
+
+    def action_open_run(self) -> None:
+        r = self.current()
+        if r is None:
+            return
+        family = self.app.store.family(r["family_id"])  # type: ignore[attr-defined]
+        self.app.open_run(family, run_id=r["run_id"], read_only=True)  # type: ignore

@@ -59,7 +59,11 @@ class RunDisplay:
         if not self._dirty:
             return
         self._dirty = False
-        self.scored = self.live.scored() if self.responses else None
+        # While samples arrive the view refines one answer at a time; once the run stops it
+        # shows the order-free scores the run keeps.
+        settled = self.state not in ACTIVE
+        self.scored = (self.live.final() if settled else self.live.scored()) \
+            if self.responses else None
         s = self.scored.scores if self.scored else None
         planned = len(self.family.framings) + self.settings.samples
         mode = " [dim](read-only)[/dim]" if self.read_only else ""

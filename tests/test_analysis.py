@@ -1,4 +1,4 @@
-"""The paper's formats and analyses: import-dataset, export, compare, thresholds, report,
+"""The paper's formats and analyses: import-dataset, export, compare, thresholds,
 and batch sweeps (real default model) with resume."""
 
 from __future__ import annotations
@@ -152,17 +152,6 @@ def test_thresholds_table(two_models):
     text = cli_run("thresholds").output
     assert "t²" in text and text.startswith("rule: Deep: DR > t and π > t²")
     assert cli_run("thresholds", "--reference").output.startswith("rule: Deep: π > t² alone")
-
-
-def test_report_writes_charts_and_one_html_page(two_models, isolated):
-    out = cli_run("report", "--out", str(isolated / "rep"))
-    assert out.exit_code == 0
-    names = {p.name for p in (isolated / "rep").iterdir()}
-    assert names == {"breakdown.svg", "breakdown.png", "scatter.svg", "scatter.png",
-                     "report.html"}
-    page = (isolated / "rep" / "report.html").read_text()
-    assert "<svg" in page and "1847229-popular-butterfly" in page
-    assert (isolated / "rep" / "scatter.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_breakdown_percentages():

@@ -414,8 +414,8 @@ def test_charts_and_palette(isolated):
             await wait_until(pilot, lambda: app.screen.state.startswith("finished"))
             await pilot.press("escape", "g")
             assert isinstance(app.screen, ChartsScreen)
-            text = str(app.screen.query_one("#breakdown", Static).render())
-            assert "n = 1" in text and "100.0%" in text
+            text = str(app.screen.query_one("#charts-status", Static).render())
+            assert "1 family" in text and "100%" in text
 
     run(go())
 

@@ -4,16 +4,25 @@ import json
 
 import pytest
 
-from conftest import DATA as SHARED
+from conftest import DATA
 from probe.matching import Canonicalizer, extract, is_refusal, normalise, same_answer
 
-PAIRS = [json.loads(line) for line in (SHARED / "matching_pairs.jsonl").read_text().splitlines()
-         if line.strip()]
+
+def _pairs(name):
+    return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
 
 
 def test_agreement_with_labelled_pairs_is_at_least_95_percent():
-    agree = sum(same_answer(p["a"], p["b"], p["prompt"])[0] == p["same"] for p in PAIRS)
-    assert agree / len(PAIRS) >= 0.95, f"{agree}/{len(PAIRS)}"
+    pairs = _pairs("matching_pairs.jsonl") + _pairs("matching_pairs_more.jsonl")
+    agree = sum(same_answer(p["a"], p["b"], p["prompt"])[0] == p["same"] for p in pairs)
+    assert agree / len(pairs) >= 0.95, f"{agree}/{len(pairs)}"
+
+
+def test_agreement_with_pairs_written_before_the_rules_is_at_least_90_percent():
+    # tests/data/heldout_pairs.jsonl was written before the matcher's rules and not tuned on.
+    pairs = _pairs("heldout_pairs.jsonl")
+    agree = sum(same_answer(p["a"], p["b"], p["prompt"])[0] == p["same"] for p in pairs)
+    assert agree / len(pairs) >= 0.90, f"{agree}/{len(pairs)}"
 
 
 def test_no_two_different_numbers_are_ever_merged():
@@ -40,6 +49,20 @@ def test_no_two_different_numbers_are_ever_merged():
     ("C#", "C#"),
     ("Monarch (Danaus plexippus)", "Monarch"),
     ("", ""),
+    ("Sure! Here's one: Frozen", "Frozen"),
+    ("Definitely Monarch!", "Monarch"),
+    ("I think I'll go with Rust.", "Rust"),
+    ("My number is 42.", "42"),
+    ("Hmm, let's say 12", "12"),
+    ("Okay, how about jazz?", "jazz"),
+    ("The answer is 8", "8"),
+    ("7. It is lovely.", "7"),
+    ("That's a tough one! I'll go with Monarch.", "Monarch"),
+    ("Good question. Monarch", "Monarch"),
+    ("Great Dane", "Great Dane"),
+    ("Nice, France", "Nice, France"),
+    ("The One Ring", "The One Ring"),
+    ("A", "A"),
 ])
 def test_extraction(response, answer):
     assert extract(response) == answer
@@ -78,6 +101,11 @@ def test_family_aliases_come_first():
     assert canon.add("monarch").canonical == "Monarch"
 
 
+def test_a_declared_answer_without_words_is_ignored():
+    canon = Canonicalizer("Choose a random popular butterfly", {"!!!": ["?"], "Monarch": []})
+    assert canon.add("monarch").canonical == "Monarch"
+
+
 def test_new_forms_are_named_by_their_most_frequent_surface_form():
     canon = Canonicalizer("Choose a random popular butterfly")
     first = canon.add("blue morpho")
@@ -106,3 +134,157 @@ def test_thousands_separators_and_place_abbreviations():
     assert not same_answer("1,000", "1", "Choose a random number")[0]
     assert same_answer("St. Petersburg", "Saint Petersburg", "Choose a random city")[0]
     assert same_answer("Mt. Fuji", "Mount Fuji", "Choose a random mountain")[0]
+
+
+# ------------------------------------------------------------ issue 9 §3 regressions
+
+LETTER = "Choose a random letter"
+
+
+def test_a_one_letter_answer_is_an_answer():
+    canon = Canonicalizer(LETTER)
+    m = canon.add("A")
+    assert (m.answer, m.canonical, m.nonpick) == ("A", "A", "")
+    assert not same_answer("A", "B", LETTER)[0]
+    assert same_answer("A", "a.", LETTER)[0]
+    assert normalise("Vitamin A") != normalise("Vitamin")
+    assert not Canonicalizer("Choose a random vitamin").add("Vitamin A").refusal
+
+
+@pytest.mark.parametrize("a, b, prompt", [
+    ("Vitamin C", "Vitamin E", "Choose a random vitamin"),
+    ("Hepatitis B", "Hepatitis C", "Choose a random disease"),
+    ("Louis XIV", "Louis XV", "Choose a random king"),
+    ("Mario", "Maria", "Choose a random first name"),
+    ("Karen", "Karin", "Choose a random first name"),
+    ("Austin", "Austen", "Choose a random name"),
+    ("Henry VIII", "Henry VII", "Choose a random king"),
+])
+def test_a_differing_short_word_or_two_real_words_are_not_a_typo(a, b, prompt):
+    assert not same_answer(a, b, prompt)[0]
+
+
+@pytest.mark.parametrize("a, b", [("San Francisco", "San Fransisco"), ("Turquoise", "Turqoise"),
+                                  ("Lamborghini", "Lamborgini"), ("Xylocopa", "Xylocpa")])
+def test_a_misspelling_of_one_word_still_merges_as_a_typo(a, b):
+    assert same_answer(a, b, "Choose a random thing") == (True, "typo")
+
+
+@pytest.mark.parametrize("a, b", [("Plane", "Plan"), ("Rome", "ROM"), ("Wine", "Win"),
+                                  ("Cube", "Cub"), ("Tape", "Tap")])
+def test_different_words_never_share_a_stem(a, b):
+    assert not same_answer(a, b, "Choose a random thing")[0]
+
+
+@pytest.mark.parametrize("a, b", [("Mice", "Mouse"), ("Geese", "Goose"), ("Cacti", "Cactus"),
+                                  ("Oxen", "Ox"), ("Teeth", "Tooth"), ("Children", "Child"),
+                                  ("Movies", "Movie")])
+def test_irregular_plurals_fold(a, b):
+    assert same_answer(a, b, "Choose a random thing") == (True, "exact")
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("Frozen", "Frozen 2", False), ("Frozen 2", "Frozen II", True),
+    ("Rocky IV", "Rocky 4", True), ("Rocky II", "Rocky III", False),
+    ("Python 2", "Python 3", False), ("World War 2", "World War II", True),
+])
+def test_sequels_and_roman_numerals(a, b, same):
+    assert same_answer(a, b, "Choose a random title")[0] is same
+
+
+@pytest.mark.parametrize("a, b, same, reason", [
+    ("Colour", "Color", True, "exact"), ("Grey", "Gray", True, "exact"),
+    ("Doughnut", "Donut", True, "exact"), ("Theatre", "Theater", True, "exact"),
+    ("Rome, Italy", "Rome", True, "place"), ("Austin, TX", "Austin", True, "place"),
+    ("Springfield, Illinois", "Springfield, Missouri", False, "different"),
+    ("Austin, TX", "Austin, Texas", True, "exact"), ("London, England", "London, UK", True, "place"),
+    ("Paris, Texas", "Paris, France", False, "different"),
+    ("Brasil", "Brazil", True, "exact"), ("Granada", "Grenada", False, "different"),
+    ("Blue bird", "Bluebird", True, "compound"), ("Drum 'n' bass", "Drum and bass", True, "exact"),
+    ("Rock n roll", "Rock and roll", True, "exact"),
+    ("Rolls Royce", "Rolls-Royce", True, "exact"),
+    ("Indian elephant", "Elephant", True, "qualifier"), ("Sea lion", "Lion", False, "different"),
+    ("Snow leopard", "Leopard", False, "different"),
+    ("North Korea", "Korea", False, "different"), ("South Africa", "Africa", False, "different"),
+    ("West Virginia", "Virginia", False, "different"),
+    ("1.5", "15", False, "different"), ("42", "420", False, "different"),
+])
+def test_general_rules_with_their_reasons(a, b, same, reason):
+    assert same_answer(a, b, "Choose a random thing") == (same, reason)
+
+
+def test_a_bare_name_between_two_qualified_ones_joins_neither():
+    canon = Canonicalizer("Choose a random city")
+    for text in ("Springfield, Illinois", "Springfield", "Springfield, Missouri"):
+        canon.add(text)
+    names = {canon.refresh(canon.add(t)).canonical for t in
+             ("Springfield, Illinois", "Springfield", "Springfield, Missouri")}
+    assert len(names) == 3
+
+
+# ------------------------------------------------------------------- non-picks
+
+@pytest.mark.parametrize("text", ["None", "Neither", "Both", "both!", "Any", "All of them",
+                                  "It depends", "Personal preference", "Up to you",
+                                  "As an AI, I have no favourite.", "{your_choice}", "[answer]",
+                                  "<option>", "I can't choose.", "I'm sorry, I cannot pick one.",
+                                  "No preference", "I'm not sure.", "Impossible to choose!"])
+def test_refusals_are_non_picks(text):
+    m = Canonicalizer("Choose a random city").add(text)
+    assert m.nonpick == "refusal" and m.refusal, text
+
+
+@pytest.mark.parametrize("text", ["Nonet", "Bothell", "Anyang", "Allentown", "Neithercott",
+                                  "Monarch", "Depends Creek"])
+def test_words_that_start_like_refusals_are_picks(text):
+    m = Canonicalizer("Choose a random city").add(text)
+    assert (m.nonpick, m.refusal) == ("", False), text
+
+
+@pytest.mark.parametrize("prompt, text", [("Choose a random popular butterfly", "Butterfly"),
+                                          ("Choose a random number", "a number"),
+                                          ("Choose a random music genre", "A music"),
+                                          ("Name a random first name", "A name")])
+def test_echoes_of_the_question_are_non_picks(prompt, text):
+    m = Canonicalizer(prompt).add(text)
+    assert m.nonpick == "echo" and m.refusal
+
+
+def test_empty_is_its_own_kind_of_non_pick():
+    m = Canonicalizer("x").add("")
+    assert (m.nonpick, m.refusal) == ("empty", False)
+
+
+def test_a_non_pick_never_joins_a_pick():
+    assert not same_answer("None", "Non", "Choose a random word")[0]
+    canon = Canonicalizer("Choose a random popular butterfly")
+    assert canon.add("Monarch").cluster != canon.add("Butterfly").cluster
+
+
+# ---------------------------------------------------------------- hostile input
+
+@pytest.mark.parametrize("text", ["Monarch" + " " * 30_000 + "x", "St. " * 12_000, "(" * 40_000,
+                                  "{" * 40_000, "[" * 40_000 + "a", "a " * 50_000,
+                                  "I'd pick " * 5_000 + "Monarch"])
+def test_extraction_of_hostile_text_is_quick(text):
+    import time
+
+    start = time.perf_counter()
+    Canonicalizer("Choose a random popular butterfly").add(text)
+    # Quadratic extraction took 20–54 s on these; linear takes milliseconds.
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("prompt, text", [("Which is better, cats or dogs?", "Cats"),
+                                          ("Tea or coffee?", "Coffee."),
+                                          ("Should I say yes or no?", "Yes"),
+                                          ("Both, neither or either?", "Both"),
+                                          ("Pick one: red, green, or blue.", "green")])
+def test_an_option_the_prompt_lists_is_a_pick_not_an_echo_or_refusal(prompt, text):
+    m = Canonicalizer(prompt).add(text)
+    assert (m.nonpick, m.refusal) == ("", False)
+
+
+def test_non_choice_words_are_refusals_when_the_prompt_does_not_offer_them():
+    assert Canonicalizer("Choose a random popular butterfly").add("Yes").nonpick == "refusal"
+    assert Canonicalizer("Cats or dogs?").add("Neither").nonpick == "refusal"

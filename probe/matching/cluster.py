@@ -1,0 +1,291 @@
+"""Step 3: comparison keys → canonical answers, the same whatever order answers arrive in.
+
+Keys are joined by the symmetric rules of rules.py in a union-find, looked up through
+indexes (the folded key, and typo slots: one word with one letter deleted), so matching
+costs about one dictionary probe per word rather than a comparison with every answer seen.
+Union-find components do not depend on arrival order; the few choices that could —
+which family answer a key joins when it could join two, which qualified form a bare form
+absorbs — are made over keys sorted the same way every time (family answers first, then by
+count, then by key) by `cluster_answers`, which final scores use. A canonical answer is
+named by the family's declared form, else its most frequent surface form (ties: the one
+sorting first, so capitalised "Blue Morpho" over "blue morpho").
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from probe.matching import rules
+from probe.matching.extract import extract
+from probe.matching.nonpick import EMPTY, REFUSAL, classify, generic_words, prompt_options
+from probe.matching.normalise import normalise
+
+Key = tuple[str, ...]
+_NONPICK = "\x00"      # first word of a non-pick's key: non-picks never join picks
+
+
+@dataclass
+class Match:
+    """Where one answer went and why."""
+
+    answer: str           # the extracted surface form
+    canonical: str        # display name of its canonical form ('' for empty)
+    reason: str           # new | exact | alias | containment | compound | typo | place | qualifier | empty
+    refusal: bool = False  # a non-pick that is not empty: a refusal or an echo of the question
+    cluster: int = -1
+    nonpick: str = ""     # '' for a pick, else 'empty', 'refusal' or 'echo'
+    key: Key = field(default=(), repr=False)
+
+
+class AnswerSet:
+    """Comparison keys joined into canonical answers."""
+
+    def __init__(self, generic: frozenset[str], answers: dict[str, list[str]] | None = None):
+        self.generic = generic
+        self.keys: list[Key] = []
+        self.index: dict[Key, int] = {}
+        self.parent: list[int] = []
+        self.how: list[str] = []
+        self.surfaces: list[Counter] = []
+        self.fixed: dict[int, str] = {}
+        self._by_fold: dict[str, int] = {}
+        self._by_slot: dict[tuple, list[int]] = defaultdict(list)
+        self._final: list[int] | None = None
+        self._attached: dict[int, str] = {}
+        self._names: dict[int, str] | None = None
+        for canonical, aliases in (answers or {}).items():
+            if not normalise(canonical):
+                continue          # "!!!" names nothing an answer could match
+            i = self.add(normalise(canonical))
+            self.how[i] = "exact"
+            self.fixed[self.find(i)] = canonical
+            for alias in aliases:
+                key = normalise(extract(alias) or alias)
+                if key:
+                    j = self.add(key)
+                    if self._union(i, j):
+                        self.how[j] = "alias"
+
+    # ---------------------------------------------------------- union-find
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def _union(self, i: int, j: int) -> bool:
+        ri, rj = self.find(i), self.find(j)
+        if ri == rj:
+            return True
+        if ri in self.fixed and rj in self.fixed:
+            return False          # two declared answers stay two
+        if rj in self.fixed or (ri not in self.fixed and rj < ri):
+            ri, rj = rj, ri
+        self.parent[rj] = ri
+        return True
+
+    # ---------------------------------------------------------------- add
+    def add(self, key: Key) -> int:
+        """The index of ``key``, joining it to the answers it matches when it is new."""
+        if key in self.index:
+            return self.index[key]
+        i = len(self.keys)
+        self.keys.append(key)
+        self.index[key] = i
+        self.parent.append(i)
+        self.how.append("new")
+        self.surfaces.append(Counter())
+        self._final = None
+        if key[0] == _NONPICK:
+            return i
+        for folded in rules.folds(key, self.generic):
+            j = self._by_fold.setdefault(folded, i)
+            if j != i and self._union(j, i) and self.how[i] == "new":
+                self.how[i] = rules.fold_reason(self.keys[j], key, self.generic)
+        for slot in rules.typo_slots(key):
+            bucket = self._by_slot[slot]
+            for j in bucket:
+                if self.find(j) != self.find(i) and rules.is_typo(self.keys[j], key) \
+                        and self._union(j, i) and self.how[i] == "new":
+                    self.how[i] = "typo"
+            if not bucket or bucket[-1] != i:
+                bucket.append(i)
+        return i
+
+    def _lookup(self, key: Key) -> int | None:
+        if key in self.index:
+            return self.index[key]
+        folded = rules.fold(key, self.generic)
+        return self._by_fold.get(folded) if folded else None
+
+    # ------------------------------------------------------------ resolve
+    def _resolve(self) -> list[int]:
+        """Final cluster of every key: union-find roots plus one-way qualifier attaches."""
+        roots = [self.find(i) for i in range(len(self.keys))]
+        sources: dict[int, set[int]] = defaultdict(set)
+        targets: dict[int, set[int]] = defaultdict(set)
+        kinds: dict[int, list[tuple[int, str]]] = defaultdict(list)
+        for i, key in enumerate(self.keys):
+            if key[0] == _NONPICK:
+                continue
+            pointed = rules.bases_of(key)
+            if not pointed:
+                continue
+            bases, kind = pointed
+            j = next((j for j in (self._lookup(b) for b in bases) if j is not None), None)
+            if j is None or roots[j] == roots[i]:
+                continue
+            sources[roots[j]].add(roots[i])
+            targets[roots[i]].add(roots[j])
+            kinds[roots[i]].append((i, kind))
+        merged: dict[int, int] = {}
+        self._attached = {}
+        for target, srcs in sources.items():
+            if len(srcs) != 1:
+                continue          # "Springfield" next to two different Springfields: ambiguous
+            (src,) = srcs
+            if len(targets[src]) != 1 or (src in self.fixed and target in self.fixed):
+                continue
+            if src in self.fixed:     # a declared answer keeps its name
+                merged[target] = src
+            else:
+                merged[src] = target
+            for i, kind in kinds[src]:
+                self._attached[i] = kind
+        final = []
+        for r in roots:
+            seen = 0
+            while r in merged and seen < 4:   # a chain of two attaches at most in practice
+                r, seen = merged[r], seen + 1
+            final.append(r)
+        return final
+
+    def cluster(self, i: int) -> int:
+        if self._final is None or len(self._final) != len(self.keys):
+            self._final = self._resolve()
+            self._names = None
+        return self._final[i]
+
+    def reason(self, i: int) -> str:
+        self.cluster(i)
+        return self._attached.get(i, self.how[i])
+
+    def name(self, cluster: int) -> str:
+        self.cluster(cluster)
+        if self._names is None:
+            totals: dict[int, Counter] = defaultdict(Counter)
+            for i, r in enumerate(self._final):
+                totals[r].update(self.surfaces[i])
+            self._names = {r: min(c.items(), key=lambda kv: (-kv[1], kv[0].casefold(), kv[0]))[0]
+                           for r, c in totals.items() if c}
+            self._names.update(self.fixed)
+        return self._names.get(cluster) or " ".join(self.keys[cluster]).lstrip(_NONPICK + " ")
+
+    def count(self, i: int, surface: str) -> None:
+        self.surfaces[i][surface] += 1
+        self._names = None
+
+
+def _key_of(response: str | None, answer: str, generic: frozenset[str],
+            options: frozenset[str]) -> tuple[Key, str]:
+    key = normalise(answer) if answer else ()
+    kind = classify(response, answer, key, generic, options)
+    if kind and key:
+        key = (_NONPICK, kind) + key
+    return key, kind
+
+
+class Canonicalizer:
+    """Maps answers of one family onto canonical forms as they arrive (the live view)."""
+
+    def __init__(self, prompt: str = "", answers: dict[str, list[str]] | None = None):
+        self.generic = generic_words(prompt)
+        self.options = prompt_options(prompt)
+        self.answers = answers or {}
+        self.set = AnswerSet(self.generic, answers)
+
+    def add(self, response: str | None, *, extracted: str | None = None) -> Match:
+        """Place one response; later calls see it as an answer already seen."""
+        answer = extract(response) if extracted is None else extracted
+        key, kind = _key_of(response, answer, self.generic, self.options)
+        if not key:
+            return Match(answer="", canonical="", reason="empty", refusal=kind == REFUSAL,
+                         nonpick=kind or EMPTY)
+        seen = key in self.set.index
+        i = self.set.add(key)
+        self.set.count(i, answer)
+        reason = self.set.reason(i)
+        if seen and reason == "new":
+            reason = "exact"
+        cluster = self.set.cluster(i)
+        return Match(answer=answer, canonical=self.set.name(cluster), reason=reason,
+                     refusal=bool(kind), cluster=cluster, nonpick=kind, key=key)
+
+    def refresh(self, match: Match) -> Match:
+        """Bring a match's cluster and name up to date with everything added since."""
+        if match.key:
+            match.cluster = self.set.cluster(self.set.index[match.key])
+            match.canonical = self.set.name(match.cluster)
+        return match
+
+    def name_of(self, cluster_id: int) -> str:
+        return self.set.name(cluster_id) if cluster_id >= 0 else ""
+
+
+def cluster_answers(responses: Sequence[str | None], prompt: str = "",
+                    answers: dict[str, list[str]] | None = None) -> list[Match]:
+    """Match a whole set of responses at once; the result does not depend on their order."""
+    generic, options = generic_words(prompt), prompt_options(prompt)
+    seen: dict[str | None, tuple[str, Key, str]] = {}
+    for r in responses:
+        if r not in seen:
+            answer = extract(r)
+            seen[r] = (answer, *_key_of(r, answer, generic, options))
+    counts: Counter = Counter(seen[r][1] for r in responses if seen[r][1])
+    aset = AnswerSet(generic, answers)
+    for key in sorted(counts, key=lambda k: (-counts[k], k)):
+        aset.add(key)
+    for r in responses:
+        answer, key, _ = seen[r]
+        if key:
+            aset.count(aset.index[key], answer)
+    out = []
+    for r in responses:
+        answer, key, kind = seen[r]
+        if not key:
+            out.append(Match("", "", "empty", refusal=kind == REFUSAL, nonpick=kind or EMPTY))
+            continue
+        i = aset.index[key]
+        cluster = aset.cluster(i)
+        reason = aset.reason(i)
+        if reason == "new" and (counts[key] > 1 or aset.find(i) != i or cluster != i):
+            reason = "exact"
+        out.append(Match(answer, aset.name(cluster), reason, refusal=bool(kind),
+                         cluster=cluster, nonpick=kind, key=key))
+    return out
+
+
+def same_answer(a: str, b: str, prompt: str = "",
+                answers: dict[str, list[str]] | None = None) -> tuple[bool, str]:
+    """Whether two answers are one canonical answer, and the rule that decided."""
+    first, second = cluster_answers([a, b], prompt, answers)
+    if not first.answer or not second.answer:
+        return False, "empty"
+    if first.cluster != second.cluster:
+        return False, "different"
+    reasons = [m.reason for m in (second, first) if m.reason not in ("new", "exact")]
+    return True, reasons[0] if reasons else "exact"
+
+
+def why_different(a: str, b: str, prompt: str = "") -> str:
+    """Why ``same_answer`` keeps two answers apart, in a few words."""
+    generic = generic_words(prompt)
+    first, second = cluster_answers([a, b], prompt)
+    for m, raw in ((first, a), (second, b)):
+        if not m.answer:
+            return f"'{raw}' has no answer in it"
+        if m.nonpick:
+            return f"'{m.answer}' is not a pick ({m.nonpick})"
+    return rules.why_different(normalise(first.answer), normalise(second.answer), generic)

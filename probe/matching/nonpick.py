@@ -1,0 +1,185 @@
+"""Answers that are not picks: empty, refusals, and echoes of the question.
+
+A refusal declines to choose: a hard refusal ("I can't choose", "As an AI…", "I'm sorry"),
+an answer that is only a non-choice word ("neither", "both", "none", "any", "all of them"),
+a subjectivity hedge ("it depends", "personal preference", "up to you"), or a template
+echoed back ("{your_choice}", "[answer]", "<option>"). Whole answers are compared, so
+"None" is a refusal and "Nonet" is not, "Both" is and "Bothell" is not. An echo is an answer
+made only of the family's generic words ("Butterfly", "a number", "A music").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from probe.matching.normalise import normalise
+
+EMPTY, REFUSAL, ECHO = "empty", "refusal", "echo"
+
+# Whole answers (folded, punctuation removed) that are not a choice.
+_NON_CHOICES = {
+    # not one option
+    "neither", "none", "both", "either", "all", "any", "all of them", "all of the above",
+    "none of the above", "none of them", "neither of them", "both of them", "any of them",
+    "anything", "nothing", "whatever", "everything", "every one", "no one",
+    "several", "many", "multiple", "various", "varies", "mixed", "random", "yes", "no",
+    # no preference / abstaining
+    "no preference", "no opinion", "no choice", "no answer", "no comment", "pass",
+    "skip", "abstain", "decline", "neutral", "n a", "na", "not applicable", "tbd", "unknown",
+    # it depends / subjective
+    "it depends", "depends", "subjective", "personal preference", "personal choice",
+    "up to you", "your call", "hard to say", "hard to choose", "difficult to say",
+    "difficult to choose", "context dependent",
+    # uncertainty
+    "unsure", "undecided", "not sure", "no idea", "i dont know", "dont know", "idk",
+    "cannot decide", "cant decide", "cannot choose", "cant choose", "unable to choose",
+    # template words echoed back
+    "your choice", "your answer", "your option", "your pick", "choice", "option", "answer",
+    "answer here", "your choice here", "insert answer", "fill in", "blank", "placeholder",
+}
+_NON_CHOICE_OPENINGS = (
+    "it depends", "depends on", "depending on", "this depends", "that depends",
+    "as an ai", "as a language model", "as an assistant", "as a neutral", "as an artificial",
+    "i cannot", "i cant", "i can not", "i wont", "i am unable", "im unable", "i am not able",
+    "im not able", "i am sorry", "im sorry", "sorry", "i dont have", "i do not have",
+    "i dont know", "i do not know", "i have no", "there is no", "theres no", "no single",
+    "no specific", "no best", "no right", "no correct", "none of", "neither of",
+    "neither is", "both are", "all are", "it is subjective", "its subjective",
+    "this is subjective", "that is subjective", "its a matter of", "it is a matter of",
+    "this is a personal", "its up to", "it is up to", "thats up to", "the choice depends",
+    "im not sure", "i am not sure", "not sure", "impossible to", "too many to", "hard to pick",
+    "the answer depends", "i prefer not", "i would rather not", "id rather not",
+)
+# A refusal anywhere near the start of the response, whatever the answer extracted.
+_HARD_REFUSAL = re.compile(
+    r"\b(?:i\s?(?:can(?:not|'t|’t)|am unable|'m unable|’m unable|am not able|'m not able|"
+    r"won'?t|do not|don'?t)\s(?:choose|pick|select|decide|provide|have (?:a |any )?"
+    r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
+    r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"
+    r"as a (?:language model|large language model))",
+    re.I,
+)
+# A placeholder left as the answer: {your_choice}, [answer], <option>, {…}.
+_TEMPLATE = re.compile(
+    r"^\W*[\{\[<(]\s*(?:your[ _-]?(?:choice|answer|option|pick|selection)|answer|choice|"
+    r"option|pick|selection|insert[ _-]?\w{0,12}|\.\.\.|…|x|_+)?\s*[\}\]>)]\W*$",
+    re.I,
+)
+
+
+def _folded(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", "", text.casefold().replace("’", "'")
+                           .replace("-", " ")).split())
+
+
+def _first_line(response: str) -> str:
+    for line in response[:2000].split("\n"):
+        if line.strip():
+            return line[:300]
+    return ""
+
+
+def refuses(response: str | None, answer: str) -> bool:
+    """Whether a response (and the answer extracted from it) declines to choose."""
+    head = _first_line(response or "")
+    if _TEMPLATE.match(head.strip()) or _HARD_REFUSAL.search(head):
+        return True
+    folded = _folded(answer)
+    return bool(folded) and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS))
+
+
+def is_refusal(response: str | None) -> bool:
+    """A refusal or a hedge rather than a choice ("I can't choose", "it depends", "neither")."""
+    from probe.matching.extract import extract
+
+    return bool(response) and refuses(response, extract(response))
+
+
+# ------------------------------------------------------- family-generic words
+
+# Verbs that open a prompt ("Name a random city": "name" is the verb, not the category).
+_IMPERATIVES = {"choose", "pick", "name", "select", "give", "tell", "list", "suggest",
+                "recommend", "say", "think"}
+_STOPWORDS = {
+    "choose", "pick", "select", "give", "tell", "me", "random", "randomly", "any", "one",
+    "a", "an", "the", "of", "to", "for", "from", "in", "on", "at", "between", "and", "or",
+    "with", "your", "you", "my", "some", "single", "just", "please", "what", "which", "is",
+    "are", "that", "this", "it", "be", "can", "could", "would", "should", "do", "visit",
+}
+# Category nouns and words that only restate the category ("Caffe latte", "colour").
+_SYNONYMS = {
+    "coffee": ["cafe", "caffe", "coffee", "drink"],
+    "color": ["colour", "shade", "hue"],
+    "colour": ["color", "shade", "hue"],
+    "music": ["genre", "style"],
+    "genre": ["music", "style"],
+    "movie": ["film"],
+    "film": ["movie"],
+    "number": ["no", "num", "digit"],
+    "city": ["town", "city"],
+    "language": ["lang", "programming"],
+    "dog": ["breed", "dog"],
+    "type": ["kind", "sort", "variety"],
+    "car": ["brand", "make"],
+}
+_ALWAYS_GENERIC = {"type", "kind", "sort", "variety", "species", "random", "popular"}
+
+
+_OR = re.compile(r"\b(?:or|vs|versus)\b")
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+@lru_cache(maxsize=4096)
+def prompt_options(prompt: str) -> frozenset[str]:
+    """The options a prompt lists itself ("Tea or coffee?", "cats, dogs, or birds", "yes or
+    no"), folded: answering one of them is a pick, never an echo or a refusal. Each piece of
+    an "or" list gives its first and last one to three words; taking a few words too many
+    ("which is better") only keeps them out of the generic words."""
+    options: set[str] = set()
+    for clause in re.split(r"[?.!:;()]", (prompt or "").casefold()):
+        if not _OR.search(clause):
+            continue
+        for piece in re.split(r",|\b(?:or|vs|versus)\b", clause):
+            words = _WORD.findall(piece)
+            for n in range(1, min(3, len(words)) + 1):
+                options.add(" ".join(words[:n]))
+                options.add(" ".join(words[-n:]))
+    return frozenset(_folded(o) for o in options if o)
+
+
+@lru_cache(maxsize=4096)
+def generic_words(prompt: str) -> frozenset[str]:
+    """Words that only restate a family's category, as comparison keys; never the options
+    the prompt lists ("Tea or coffee?": neither word is generic)."""
+    key = list(normalise(prompt or ""))
+    while key and key[0] in _IMPERATIVES:
+        key.pop(0)
+    words = {w for w in key if w not in _STOPWORDS and not w.isdigit()}
+    for raw in re.findall(r"[a-z]+", (prompt or "").casefold()):
+        for syn in _SYNONYMS.get(raw, []):
+            words.update(normalise(syn))
+    for w in _ALWAYS_GENERIC:
+        words.update(normalise(w))
+    for option in prompt_options(prompt or ""):
+        words.difference_update(normalise(option))
+    return frozenset(words)
+
+
+def is_echo(key: tuple[str, ...], generic: frozenset[str]) -> bool:
+    """An answer made only of the family's generic words: the question, not a choice."""
+    return bool(key) and all(w in generic for w in key)
+
+
+def classify(response: str | None, answer: str, key: tuple[str, ...],
+             generic: frozenset[str], options: frozenset[str] = frozenset()) -> str:
+    """'' for a pick, else 'empty', 'refusal' or 'echo'."""
+    if options and _folded(answer) in options:
+        return ""                 # "Both" is a pick when the prompt offers "both"
+    if refuses(response, answer):
+        return REFUSAL
+    if not key:
+        return EMPTY
+    if is_echo(key, generic):
+        return ECHO
+    return ""

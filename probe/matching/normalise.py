@@ -1,0 +1,131 @@
+"""Step 2: an answer → its comparison key, a tuple of folded words.
+
+Unicode NFKC, accents and case folded, a leading article dropped (only when words follow:
+"A" and "Vitamin A" keep their letter), "&" and "'n'" as "and", hyphens as spaces, number
+words and roman numerals after a word as digits ("Rocky IV" → rocky 4), British spellings
+as American, each word to its dictionary lemma, a country's foreign name as its English
+one. A place qualifier after a comma ("Springfield, Illinois") becomes a final word naming the
+place's ISO code ("@us-il"; "Austin, TX" and "Austin, Texas" both "@us-tx"), so the cluster
+step can compare the place itself and its qualifier apart.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from probe.matching import lexicon
+
+# A key never needs more than this much of an answer.
+MAX_ANSWER = 200
+
+ARTICLES = {"a", "an", "the"}
+# Abbreviations in place names: St. Petersburg is Saint Petersburg.
+_ABBREVIATIONS = {"st": "saint", "mt": "mount", "ft": "fort"}
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
+         "seventy": 70, "eighty": 80, "ninety": 90}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+_NUMBER_WORDS = set(_UNITS) | set(_TENS) | set(_SCALES)
+# Roman numerals made of I, V and X only (II … XXXIX): "C", "D", "L", "M" are letters and
+# languages far more often than numbers.
+_ROMAN = re.compile(r"^(?=[ivx]{2,6}$)x{0,3}(?:ix|iv|v?i{0,3})$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10}
+_TOKEN = re.compile(r"\d+(?:\.\d+)+|[^\s.]+")
+
+
+def _numbers_to_digits(words: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] not in _NUMBER_WORDS:
+            out.append(words[i])
+            i += 1
+            continue
+        total, current, j = 0, 0, i
+        while j < len(words) and (words[j] in _NUMBER_WORDS or
+                                  (words[j] == "and" and j + 1 < len(words)
+                                   and words[j + 1] in _NUMBER_WORDS and j > i)):
+            w = words[j]
+            if w in _UNITS:
+                current += _UNITS[w]
+            elif w in _TENS:
+                current += _TENS[w]
+            else:
+                current = max(current, 1) * _SCALES[w]
+                if _SCALES[w] >= 1000:
+                    total += current
+                    current = 0
+            j += 1
+        out.append(str(total + current))
+        i = j
+    return out
+
+
+def roman_value(word: str) -> int | None:
+    if not _ROMAN.match(word):
+        return None
+    total = 0
+    for a, b in zip(word, word[1:] + " "):
+        v = _ROMAN_VALUES[a]
+        total += -v if b != " " and _ROMAN_VALUES[b] > v else v
+    return total
+
+
+def _word(w: str) -> str:
+    # Spelling both sides of the lemma: "programming" lemmatises to British "programme".
+    return lexicon.american(lexicon.lemma(lexicon.american(w)))
+
+
+def _qualifier(text: str) -> tuple[str, str]:
+    """Split "Rome, Italy" into ("Rome", "@it") when the part after the comma is a place."""
+    head, sep, tail = text.rpartition(",")
+    if sep and head.strip() and tail.strip() and len(tail) < 60:
+        place = lexicon.place_id(tail)
+        if place:
+            return head, "@" + place.casefold()
+    return text, ""
+
+
+@lru_cache(maxsize=65536)
+def normalise(answer: str) -> tuple[str, ...]:
+    """Comparison key: a tuple of folded words. Empty for an empty answer."""
+    text = unicodedata.normalize("NFKC", answer[:MAX_ANSWER])
+    text, qualifier = _qualifier(text)
+    text = lexicon.strip_accents(text).casefold()
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)          # 1,000 → 1000
+    text = text.replace("&", " and ").replace("’", "'")
+    text = re.sub(r"(?<=\w) ?'n'? (?=\w)", " and ", text)    # rock 'n' roll, rock n' roll
+    text = re.sub(r"[-_/]+", " ", text)
+    text = re.sub(r"[^\w\s+#'.]", " ", text).replace("'", "")
+    words = _TOKEN.findall(text)
+    if len(words) > 1 and words[0] in ARTICLES:
+        words = words[1:]
+    words = ["and" if w == "n" and 0 < i < len(words) - 1 else _ABBREVIATIONS.get(w, w)
+             for i, w in enumerate(words)]
+    words = _numbers_to_digits(words)
+    out = []
+    for i, w in enumerate(words):
+        value = roman_value(w) if i > 0 and words[i - 1].isalpha() else None
+        if value is None and i > 0 and i == len(words) - 1 and w in ("v", "x") \
+                and words[i - 1].isalpha():
+            value = _ROMAN_VALUES[w]          # "Rocky V"
+        out.append(str(value) if value is not None else _word(w))
+    if out and not qualifier:
+        english = lexicon.country_in_english(" ".join(out))
+        if english != " ".join(out):
+            out = english.split()
+    return tuple(out) + ((qualifier,) if qualifier else ())
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def has_digit(key: tuple[str, ...]) -> bool:
+    return bool(_DIGIT.search(" ".join(key)))
