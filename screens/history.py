@@ -77,8 +77,9 @@ class HistoryScreen(Screen):
             for key in columns:
                 table.add_column(key, key=key)
             self.refresh_runs()
+        flexible = FLEXIBLE if columns == WIDE else {"family": 1.0, "model": 1.0}
         fit_columns(table, self.size.width, {k: w for k, w in FIXED.items() if k in columns},
-                    {k: w for k, w in FLEXIBLE.items() if k in columns}, minimum=6)
+                    flexible, minimum=6)
 
     @on(Input.Changed, "#filter")
     def refresh_runs(self) -> None:
