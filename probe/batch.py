@@ -43,7 +43,7 @@ def expand_families(args: Sequence[str], families_dir: Path) -> list[Path]:
             raise BadInput(f"no family file '{arg}' (looked for {p} and "
                            f"{families_dir / (arg + '.toml')}).")
     if not out:
-        raise BadInput("probe batch needs at least one family.")
+        raise BadInput("batch needs at least one family.")
     seen: set[Path] = set()
     unique = []
     for p in out:
@@ -88,7 +88,7 @@ class Batch:
         if dup:
             raise BadInput(f"two family files share the name '{dup[0]}'; names must differ "
                            "within a batch.")
-        settings.validate()
+        settings = settings.with_seed().validate()     # one seed for the whole batch
         batch_id = self.store.create_batch(
             model_name, {"run": settings.__dict__, "model_spec": model_spec,
                          "engine": self.backend.name, "model_hash": model_hash,
@@ -111,7 +111,7 @@ class Batch:
             runner = Runner(self.store, self.backend, on_event=self.on_event)
             self._runner = runner
             if r["status"] == "finished":
-                outcome = self._finished(r["id"])
+                outcome = self.finished(r["id"])
             else:
                 outcome = runner.execute(r["id"])
             outcomes.append(outcome)
@@ -120,7 +120,7 @@ class Batch:
                 break
         return outcomes
 
-    def _finished(self, run_id: int) -> Outcome:
+    def finished(self, run_id: int) -> Outcome:
         run = self.store.run(run_id)
         fam = self.store.family(run.family_id)
         samples = self.store.samples(run_id)

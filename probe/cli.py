@@ -168,7 +168,7 @@ def match(answers: tuple[str, ...], prompt: str, pairs_path: str | None, as_json
         _match_pairs(Path(pairs_path))
         return
     if len(answers) != 2:
-        raise BadInput(f"probe match needs two answers, A and B (got {len(answers)}).")
+        raise BadInput(f"match needs two answers, A and B (got {len(answers)}).")
     a, b = answers
     same, reason = same_answer(a, b, prompt)
     if as_json:
@@ -217,7 +217,9 @@ _MODEL_AND_SAMPLING = [
     click.option("--samples", default=30, show_default=True, help="Direct samples (N)."),
     click.option("--temperature", default=0.6, show_default=True),
     click.option("--max-tokens", default=25, show_default=True),
-    click.option("--seed", default=0, show_default=True, help="Same seed, same CPU run."),
+    click.option("--seed", type=int, default=None,
+                 help="Fix the seed (same seed, same CPU run); by default each run draws a "
+                 "fresh one and records it."),
     click.option("--base", is_flag=True,
                  help="Base-model prompting even if a chat template exists."),
     click.option("--shots", default=3, show_default=True, help="Solved examples in base mode."),

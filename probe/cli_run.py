@@ -97,7 +97,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
     from probe import family as fam_mod
     from probe.paths import families_dir
     from probe.report import render_scores
-    from probe.runner import Runner, RunSettings, resumable
+    from probe.runner import Runner, RunSettings, fresh_seed, resumable
     from probe.scoring import to_record
     from probe.store import Store
 
@@ -116,9 +116,10 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         family_name = run.family_name
     else:
         if not family_arg:
-            raise BadInput("probe run needs a FAMILY (a .toml file or a name in "
+            raise BadInput("run needs a FAMILY (a .toml file or a name in "
                            f"{families_dir()}), or --resume RUN_ID.")
         family = fam_mod.resolve(family_arg, families_dir())
+        seed = fresh_seed() if seed is None else seed
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots, quick=quick,
                                system=_read_system(system), dr_threshold=dr_threshold,
@@ -137,7 +138,8 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
                                extra={"base_url": base_url, "api_key_env": api_key_env}
                                if spec.engine == "openai" else None)
     if not as_json:
-        click.echo(f"run {run_id}: {family_name} on {spec.display}", err=True)
+        click.echo(f"run {run_id}: {family_name} on {spec.display} "
+                   f"(seed {store.run(run_id).seed})", err=True)
     with graceful_interrupt(runner.cancel, lambda: runner.cancelled):
         outcome = runner.execute(run_id)
     progress.done()
@@ -150,6 +152,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
     record["status"] = outcome.status
     record["samples_used"] = outcome.samples_used
     record["samples_planned"] = outcome.samples_planned
+    record["seed"] = store.run(run_id).seed
     if outcome.settings.quick:
         record["quick"] = {"stopped_early": outcome.stopped_early,
                            "samples_saved": outcome.samples_planned - outcome.samples_used}

@@ -8,7 +8,7 @@ pairs it lacks. The CLI and the app both consume the same events.
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Iterator
 
 from probe.backends.base import Backend, Sampling
@@ -23,6 +23,14 @@ from probe.store import SampleRow, Store
 
 QUICK_MIN = 10          # at least this many direct and framed samples before a quick stop
 QUICK_CONFIDENCE = 0.95
+RULES = ("probe", "reference")
+
+
+def fresh_seed() -> int:
+    """A new random seed: each run adds evidence instead of repeating the last one."""
+    import secrets
+
+    return secrets.randbelow(2 ** 31 - 1)
 
 
 @dataclass
@@ -30,7 +38,7 @@ class RunSettings:
     samples: int = 30
     temperature: float = 0.6
     max_tokens: int = 25
-    seed: int = 0
+    seed: int | None = None           # None: a fresh seed is drawn for each run
     base: bool = False
     shots: int = 3
     system: str | None = None
@@ -51,9 +59,20 @@ class RunSettings:
             raise BadInput(f"--max-tokens must be between 1 and 4096 (got {self.max_tokens}).")
         if not 0 <= self.shots <= 8:
             raise BadInput(f"--shots must be between 0 and 8 (got {self.shots}).")
-        if self.rule not in ("probe", "reference"):
-            raise BadInput(f"unknown scoring rule '{self.rule}' (probe or reference).")
+        if self.seed is not None and not 0 <= self.seed < 2 ** 31:
+            raise BadInput(f"--seed must be between 0 and {2 ** 31 - 1} (got {self.seed}).")
+        for name in ("dr_threshold", "pi_threshold"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise BadInput(f"--{name.replace('_', '-')} must be between 0 and 1 "
+                               f"(got {getattr(self, name)}).")
+        if self.rule not in RULES:
+            raise BadInput(f"the scoring rule must be one of {', '.join(RULES)} "
+                           f"(got {self.rule!r}).")
         return self
+
+    def with_seed(self) -> "RunSettings":
+        """These settings with the seed fixed: a fresh one unless the user chose one."""
+        return replace(self, seed=fresh_seed() if self.seed is None else self.seed)
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunSettings":
@@ -142,8 +161,9 @@ class Runner:
     def create(self, family: Family, settings: RunSettings, model_name: str,
                model_spec: str = "", model_hash: str | None = None,
                extra: dict | None = None, batch_id: int | None = None) -> int:
-        """Record a new run (the backend must be loaded: its template decides the mode)."""
-        settings.validate()
+        """Record a new run (the backend must be loaded: its template decides the mode).
+        With no seed set, the run draws a fresh one; either way it is stored."""
+        settings = settings.with_seed().validate()
         style = style_for(family.direct, self.backend.has_chat_template, settings.base,
                           settings.shots, settings.system)
         # ``extra`` holds engine details such as a server URL; API keys never come here,
@@ -181,7 +201,7 @@ class Runner:
                 if self.cancelled:
                     break
                 for idx, completion in zip(indices, self._draw(family, kind, indices, style,
-                                                               sampling, settings.seed)):
+                                                               sampling, settings.seed or 0)):
                     if self.cancelled:
                         # Stopped mid-generation: the text may be cut short. Resume redraws
                         # it with the same seed.
@@ -219,11 +239,13 @@ class Runner:
             self.store.save_result(run_id, scores)
         complete = len(responses) == planned or stopped_early
         if self.cancelled and not complete:
-            self.store.set_status(run_id, "cancelled")
+            self.store.set_status(run_id, "cancelled", samples_used=len(responses))
             self.on_event(RunCancelled(run_id, scores, len(responses)))
             return Outcome(run_id, "cancelled", scores, family, len(responses), planned,
                            settings=settings)
-        self.store.set_status(run_id, "finished")
+        self.store.set_status(run_id, "finished",
+                              ending="quick check" if stopped_early else "finished",
+                              samples_used=len(responses))
         self.on_event(RunFinished(run_id, scores, len(responses), planned, stopped_early))
         return Outcome(run_id, "finished", scores, family, len(responses), planned,
                        stopped_early, settings=settings)
@@ -231,7 +253,7 @@ class Runner:
     def _fail(self, run_id: int, family: Family, settings: RunSettings, error: str,
               used: int, planned: int) -> Outcome:
         try:
-            self.store.set_status(run_id, "failed", error)
+            self.store.set_status(run_id, "failed", error, samples_used=used)
         except ProbeError:
             pass   # the database itself may be what failed; the samples so far are kept
         self.on_event(RunFailedEvent(run_id, error))
