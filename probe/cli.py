@@ -347,8 +347,12 @@ def import_dataset(prompts, framings, out) -> None:
               show_default=True)
 @click.option("--out", type=click.Path(), default=None,
               help="A file, or a folder for one <model>.jsonl per model (default: stdout).")
+@click.option("--result", "which", type=click.Choice(["sampled", "latest"]), default="sampled",
+              show_default=True,
+              help="The result as sampled, or a run's newest re-score after answer edits "
+                   "(either way `probe.rescored` lists the re-scores).")
 @_db_option
-def export(run_ids, model, fmt, out, db_path) -> None:
+def export(run_ids, model, fmt, out, which, db_path) -> None:
     """Stored runs as the paper's release records (JSONL), one file per model."""
     from probe.export import export_to, refuse_database
     from probe.store import Store
@@ -357,7 +361,7 @@ def export(run_ids, model, fmt, out, db_path) -> None:
         refuse_database(Path(out), db_path)
     try:
         written = export_to(Store(db_path), db_path, list(run_ids), model,
-                            Path(out) if out else None, sys.stdout)
+                            Path(out) if out else None, sys.stdout, which == "latest")
     except BrokenPipeError:
         # The reader went away (``| head``): say so once; stdout cannot be flushed again.
         sys.stderr.write("probe: standard output was closed before the export finished.\n")

@@ -25,10 +25,13 @@ def when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
 
 
-def _fmt_rate(name: str, value: float, hits: int, n: int, ci: tuple[float, float]) -> str:
+def _fmt_rate(name: str, value: float, hits: int, n: int, ci: tuple[float, float],
+              nonpicks: int = 0) -> str:
+    # The denominator is the side's picks; non-picks are counted beside it, never in it.
+    aside = f" [dim]· {nonpicks} ⊘[/dim]" if nonpicks else ""
     if n == 0:
-        return f"[b]{name}[/b]\n[dim]—[/dim]\n[dim]no samples[/dim]"
-    return (f"[b]{name}[/b]  {value:.2f}\n{hits}/{n}\n"
+        return f"[b]{name}[/b]\n[dim]—[/dim]{aside}\n[dim]no picks[/dim]"
+    return (f"[b]{name}[/b]  {value:.2f}\n{hits}/{n} picks{aside}\n"
             f"[dim]95% CI {ci[0]:.2f}–{ci[1]:.2f}[/dim]")
 
 
@@ -113,9 +116,9 @@ class RunDisplay:
             self.query_one("#badge", Static).update("")
             return
         self.query_one("#dr", Static).update(_fmt_rate("DR", s.dr, s.dr_hits, s.n_direct,
-                                                       s.dr_interval))
+                                                       s.dr_interval, s.direct_nonpicks))
         self.query_one("#fr", Static).update(_fmt_rate("FR", s.fr, s.fr_hits, s.n_framed,
-                                                       s.fr_interval))
+                                                       s.fr_interval, s.framed_nonpicks))
         self.query_one("#pi", Static).update(f"[b]π[/b]  {s.pi:.2f}\n"
                                              f"top: {escape(s.top_answer or 'no answer')}")
         badge = self.query_one("#badge", Static)
@@ -128,12 +131,17 @@ class RunDisplay:
             badge.remove_class(cls)
         badge.add_class(BADGE_CLASS[s.label])
         badge.set_class(not s.settled, "settling")
-        warning = getattr(s, "warning", "") or ""
-        self.set_verdict_note(f"[yellow]⚠ {escape(warning)}[/yellow]" if warning else "")
+        note = (f"picks: direct {s.n_direct}/{s.direct_total}, "
+                f"framed {s.n_framed}/{s.framed_total}")
+        if s.reason:
+            note += f" · {escape(s.reason)}"
+        if s.warning:
+            note = f"[yellow]⚠ {escape(s.warning)}[/yellow]"
+        self.set_verdict_note(note if s.direct_total or s.framed_total else "")
         # A small terminal keeps room for the reframings table.
         limit = 3 if self.size.height < 30 else 8
         self.query_one("#direct-dist", Static).update(
-            render_distribution("Direct answers (⊘ refusal/echo)", s.direct_distribution,
+            render_distribution("Direct answers (⊘ not a pick)", s.direct_distribution,
                                 s.top_answer, limit))
         self.query_one("#framed-dist", Static).update(
             render_distribution("Framed answers", s.framed_distribution, s.top_answer, limit))
@@ -157,7 +165,7 @@ class RunDisplay:
             m = framed.get(i)
             if m is None:
                 continue
-            hit = m.canonical == top and bool(top)
+            hit = m.canonical == top and bool(top) and not m.refusal
             values = (m.canonical or "(empty)", hit, m.reason, m.refusal)
             if self._cells.get(i) == values:
                 continue
@@ -166,5 +174,5 @@ class RunDisplay:
                                                      else "dim"))
             table.update_cell(str(i), "top", Text("✓" if hit else "✗",
                                                   style="green" if hit else "red"))
-            table.update_cell(str(i), "why", Text(m.reason + (" · refusal/echo" if m.refusal
+            table.update_cell(str(i), "why", Text(m.reason + (" · not a pick" if m.refusal
                                                               else ""), style="dim"))

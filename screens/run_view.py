@@ -248,7 +248,7 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
             ("Raw response", sample.response),
             ("Extracted answer", match.answer),
             ("Canonical answer", match.canonical),
-            ("Why", f"{match.reason}{' · refusal/echo (not a pick)' if match.refusal else ''}"
+            ("Why", f"{match.reason}{f' · not a pick ({match.nonpick})' if match.nonpick else ''}"
                     f" — {verdict}"),
         ]))
 

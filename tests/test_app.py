@@ -509,3 +509,35 @@ def test_a_past_run_opens_with_its_own_sample_count_and_thresholds(isolated):
             assert rs.scored.scores.label == "shallow"
 
     run(go())
+
+
+def test_the_run_view_shows_non_picks_and_never_crowns_an_echo(isolated):
+    """The default model's butterfly run used to read "Shallow, top: Butterfly ⊘"."""
+    shutil.copy(FAMILIES / "butterfly.toml", isolated / "families" / "butterfly.toml")
+    count = {"direct": 0}
+
+    def echo_mostly(prompt: str) -> str:
+        if prompt.startswith("Choose"):
+            count["direct"] += 1
+            return "Butterfly" if count["direct"] % 3 else "Monarch"
+        return "Butterfly" if "card" in prompt else "Monarch"
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(echo_mostly))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"), timeout=30)
+            await pilot.pause(0.3)
+            s = rs.scored.scores
+            assert s.top_answer == "Monarch" and s.dr == 1.0
+            assert s.n_direct == 10 and s.direct_nonpicks == 20
+            pi = str(rs.query_one("#pi", Static).render())
+            assert "top: Monarch" in pi
+            dr = str(rs.query_one("#dr", Static).render())
+            assert "10/10 picks" in dr and "20 ⊘" in dr
+            note = " ".join(str(w.render()) for w in rs.query(Static))
+            assert "verdict rests on 10 of 30 direct answers" in note
+
+    run(go())
