@@ -24,11 +24,17 @@ from probe.scoring import Response, Scored
 from probe.store import Store
 
 
-def _lemma_key(surface: str) -> str:
+def _lemma_key(surface: str, rule: str) -> str:
+    """The key a surface form is bucketed by, under the rule that scored the record."""
+    if rule == "reference":
+        from probe.reference.keys import cluster_key
+
+        return cluster_key(surface)
     return " ".join(normalise(extract(surface) or surface))
 
 
-def _side(scored: Scored, kind: str, top: str | None, rate_key: str, rate: float) -> dict:
+def _side(scored: Scored, kind: str, top: str | None, rate_key: str, rate: float,
+          rule: str = "probe") -> dict:
     members: dict[str, list[str]] = defaultdict(list)
     order: list[str] = []
     for response, match in scored.matches:
@@ -46,7 +52,7 @@ def _side(scored: Scored, kind: str, top: str | None, rate_key: str, rate: float
             "count": len(texts),
             "rate": round(len(texts) / n, 6) if n else 0.0,
             "surface_forms": [{"text": t, "count": c} for t, c in Counter(texts).most_common()],
-            "lemma_keys": sorted({_lemma_key(t) for t in texts} - {""}),
+            "lemma_keys": sorted({_lemma_key(t, rule) for t in texts} - {""}),
         })
     return {"top_answer": top, rate_key: round(rate, 6), "n_samples": n,
             "n_clusters": len(dist), "distribution": dist}
@@ -96,7 +102,8 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
                    "at": _iso(newest["created_at"])}
     fam = store.family(family_id)
     settings = run.settings
-    samples = store.samples(run_id)
+    # Sample order, not arrival order: a resumed run exports as it was scored.
+    samples = sorted(store.samples(run_id), key=lambda x: (x.kind != "direct", x.idx))
     # A run is exported under the rule it was scored with (probe's, or --reference).
     scored = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
                           settings.get("rule", "probe"), settings.get("dr_threshold", 0.65),
@@ -106,8 +113,8 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
         "id": dataset_id(fam),
         "prompt": fam.direct,
         "model": run.model,
-        "direct": _side(scored, "direct", s.top_answer, "dr", s.dr),
-        "framed": _side(scored, "framed", s.framed_top, "fr", s.fr),
+        "direct": _side(scored, "direct", s.top_answer, "dr", s.dr, s.rule),
+        "framed": _side(scored, "framed", s.framed_top, "fr", s.fr, s.rule),
         "pi": round(s.pi, 6),
         "bias_type": s.label,
         "probe": {"rule": s.rule, "run_id": run_id, "family": fam.name,

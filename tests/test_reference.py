@@ -275,3 +275,24 @@ def test_a_runs_kept_scores_follow_sample_indices_not_arrival_order():
         kept.append(scorer.final().scores)
     assert kept[0].top_answer == kept[1].top_answer == "Monarch"     # index 0 is seen first
     assert kept[0].fr == kept[1].fr == 1.0
+
+
+def test_a_reference_export_carries_the_released_lemma_keys(tmp_path):
+    from probe.backends.fake import FakeBackend
+    from probe.export import release_record
+    from probe.family import Family
+    from probe.runner import Runner, RunSettings
+    from probe.store import Store
+
+    fam = Family("ants", "Choose a random ant species.", ["Which ant for a poster?"])
+    backend = FakeBackend(lambda p: "Queen of Ants" if p.startswith("Choose") else "fire ant")
+    backend.load()
+    store = Store(tmp_path / "p.db")
+    runner = Runner(store, backend)
+    run_id = runner.create(fam, RunSettings(samples=3, rule="reference"), "fake")
+    runner.execute(run_id)
+    rec = release_record(store, run_id)
+    # The released key: its stopwords out ("of"), lemmas in ("ants" → "ant"), case folded.
+    assert rec["direct"]["distribution"][0]["lemma_keys"] == ["queen ant"]
+    assert rec["direct"]["distribution"][0]["surface_forms"] == [
+        {"text": "Queen of Ants", "count": 3}]
