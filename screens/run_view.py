@@ -149,12 +149,14 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
             self.responses.append(response)
             self.live.add(response)
             self._dirty = True
-        elif isinstance(e, RunFinished):
-            self.state = "finished" + (" (quick check settled)" if e.stopped_early else "")
+        elif isinstance(e, (RunFinished, RunCancelled)):
+            self.state = "cancelled" if isinstance(e, RunCancelled) else (
+                "finished" + (" (quick check settled)" if e.stopped_early else ""))
             self._load_versions()
-        elif isinstance(e, RunCancelled):
-            self.state = "cancelled"
-            self._load_versions()
+            # Draw the kept, order-free scores now rather than on the next tick: the screen
+            # never shows "finished" beside the live numbers.
+            self._dirty = True
+            self.tick()
         elif isinstance(e, RunFailedEvent):
             self.state = "failed"
             self._dirty = True
