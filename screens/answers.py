@@ -101,6 +101,7 @@ class AnswersScreen(ModalScreen[None]):
         Binding("space", "mark", "Mark"),
         Binding("m", "merge", "Merge marked → selected"),
         Binding("x", "split", "Split a surface form"),
+        Binding("g", "suggest", "Suggest merges"),
         Binding("escape", "dismiss(None)", "Close"),
     ]
 
@@ -108,13 +109,18 @@ class AnswersScreen(ModalScreen[None]):
         super().__init__()
         self.run_screen = run_screen
         self.marked: set[str] = set()
+        # Pairs (a, b, cosine) the embedding model finds close; None until asked for.
+        self.suggestions: list[tuple[str, str, float]] | None = None
+        self._next_suggestion = 0
 
     def compose(self) -> ComposeResult:
         with Vertical(id="answers-box"):
             yield Static("[b]Answers[/b]  space mark · m merge the marked answers into the "
-                         "one under the cursor · x split · escape close", id="answers-help")
+                         "one under the cursor · x split · g suggest merges · escape close",
+                         id="answers-help")
             yield DataTable(id="answers", cursor_type="row")
             yield Static("", id="answer-plan")
+            yield Static("", id="answer-suggest")
             yield Static("", id="answer-detail")
 
     def on_mount(self) -> None:
@@ -136,8 +142,10 @@ class AnswersScreen(ModalScreen[None]):
         for r, m in self.run_screen.scored.matches:
             if not m.canonical:
                 continue
-            c = out.setdefault(m.canonical, {"direct": 0, "framed": 0, "forms": {}})
+            c = out.setdefault(m.canonical, {"direct": 0, "framed": 0, "forms": {},
+                                             "nonpick": False})
             c[r.kind] += 1
+            c["nonpick"] |= m.refusal
             c["forms"].setdefault(m.answer, set()).add(m.reason)
         return out
 
@@ -151,7 +159,9 @@ class AnswersScreen(ModalScreen[None]):
         for name, c in sorted(clusters.items(),
                               key=lambda kv: -(kv[1]["direct"] + kv[1]["framed"])):
             # Text cells: DataTable would parse a plain str as markup.
-            table.add_row("●" if name in self.marked else " ", Text(name), str(c["direct"]),
+            # ⊘: a refusal or an echo of the question — shown, never counted as a pick.
+            label = Text(name) + (Text(" ⊘", style="dim") if c["nonpick"] else Text(""))
+            table.add_row("●" if name in self.marked else " ", label, str(c["direct"]),
                           str(c["framed"]), Text(", ".join(c["forms"])), key=name)
         if keep in clusters:
             table.move_cursor(row=table.get_row_index(keep))
@@ -230,6 +240,61 @@ class AnswersScreen(ModalScreen[None]):
                                              f"split {form} out of {name}", self.refresh_table)
 
         self.app.push_screen(SplitPicker(name, forms), chosen)
+
+
+    # -------------------------------------------------------------- suggestions
+
+    def action_suggest(self) -> None:
+        """First press: ask the embedding model which answers mean the same (a few seconds,
+        off the UI thread). Later presses: mark the next suggested pair for ``m`` — nothing
+        is merged without the usual confirmation."""
+        box = self.query_one("#answer-suggest", Static)
+        if self.suggestions is None:
+            box.update("[dim]looking for answers that mean the same (embedding model)…[/dim]")
+            names = list(self.clusters())
+            prompt = self.run_screen.family.direct
+            self.run_worker(lambda: self._compute_suggestions(names, prompt), thread=True,
+                            exclusive=True, group="suggest", exit_on_error=False)
+            return
+        current = set(self.clusters())
+        pairs = [p for p in self.suggestions if p[0] in current and p[1] in current]
+        if not pairs:
+            box.update("[dim]no merge suggestions left[/dim]")
+            return
+        a, b, cos = pairs[self._next_suggestion % len(pairs)]
+        self._next_suggestion += 1
+        self.marked = {a}
+        self.refresh_table()
+        table = self.query_one("#answers", DataTable)
+        table.move_cursor(row=table.get_row_index(b))
+        self._show_suggestions(pairs)
+
+    def _compute_suggestions(self, names: list[str], prompt: str) -> None:
+        try:
+            from probe.reference.suggest import suggest_merges
+
+            pairs = suggest_merges(names, prompt)
+        except ProbeError as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            self.app.call_from_thread(self.query_one("#answer-suggest", Static).update, "")
+            return
+        self.app.call_from_thread(self._suggestions_ready, pairs)
+
+    def _suggestions_ready(self, pairs: list[tuple[str, str, float]]) -> None:
+        self.suggestions = pairs
+        self._show_suggestions(pairs)
+
+    def _show_suggestions(self, pairs: list[tuple[str, str, float]]) -> None:
+        box = self.query_one("#answer-suggest", Static)
+        if not pairs:
+            box.update("[dim]no two answers here look alike to the embedding model[/dim]")
+            return
+        lines = ["[b]Suggested merges[/b] [dim](cosine; g marks the next pair, m merges "
+                 "it)[/dim]"]
+        lines += [f"  {escape(a)} ↔ {escape(b)}  [dim]{cos:.2f}[/dim]" for a, b, cos in pairs[:5]]
+        if len(pairs) > 5:
+            lines.append(f"  [dim]… {len(pairs) - 5} more[/dim]")
+        box.update("\n".join(lines))
 
 
 class SplitPicker(ModalScreen[str | None]):

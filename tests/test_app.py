@@ -541,3 +541,34 @@ def test_the_run_view_shows_non_picks_and_never_crowns_an_echo(isolated):
             assert "verdict rests on 10 of 30 direct answers" in note
 
     run(go())
+
+
+def test_answers_screen_suggests_merges_with_their_cosine(isolated):
+    """The embedding model only suggests; a suggestion becomes a merge through m and its
+    confirmation, like any other."""
+    fam = fam_mod.Family("v", "Choose a random object.", [f"Scenario {i}: which?" for i in range(4)])
+    fam_mod.save(fam, isolated / "families" / "v.toml")
+
+    def reply(prompt: str) -> str:
+        return "Car" if prompt.startswith("Choose") or "0" in prompt else (
+            "Automobile" if "1" in prompt else "Sofa")
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(reply))
+        async with app.run_test(size=(110, 40)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            await pilot.press("a")
+            screen = app.screen
+            await pilot.press("g")
+            await wait_until(pilot, lambda: screen.suggestions is not None, timeout=60)
+            assert [(a, b) for a, b, _ in screen.suggestions] == [("Car", "Automobile")]
+            text = str(screen.query_one("#answer-suggest", Static).render())
+            assert "Car ↔ Automobile" in text and "0.8" in text
+            assert rs.scored.scores.fr == 0.25          # nothing merged by suggesting
+            await pilot.press("g")                        # marks the pair for m
+            assert screen.marked == {"Car"} and screen.selected() == "Automobile"
+
+    run(go())
