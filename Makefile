@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install -q -e ".[transformers,dev]"
+	$(BIN)/python -m pip install -q -e ".[transformers,reference,dev]"
 	touch $(STAMP)
 
 setup: $(STAMP)

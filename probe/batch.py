@@ -17,10 +17,11 @@ from probe import leases
 from probe.backends.base import Backend, Sampling
 from probe.errors import BadInput, ProbeError
 from probe.family import Family
-from probe.metrics import DEEP, NON_BIAS, SHALLOW
 from probe.limits import MAX_RESPONSE_CHARS
+from probe.metrics import DEEP, NON_BIAS, SHALLOW
 from probe.prompting import PromptStyle
 from probe.reading import clean_text
+from probe.reference import rescore_with
 from probe.runner import Outcome, Runner, RunSettings, sample_seed
 from probe.scoring import Response, rescore
 from probe.store import SampleRow, Store
@@ -46,7 +47,7 @@ def expand_families(args: Sequence[str], families_dir: Path) -> list[Path]:
             raise BadInput(f"no family file '{arg}' (looked for {p} and "
                            f"{families_dir / (arg + '.toml')}).")
     if not out:
-        raise BadInput("probe batch needs at least one family.")
+        raise BadInput("batch needs at least one family.")
     seen: set[Path] = set()
     unique = []
     for p in out:
@@ -92,7 +93,7 @@ class Batch:
         if dup:
             raise BadInput(f"two family files share the name '{dup[0]}'; names must differ "
                            "within a batch.")
-        settings.validate()
+        settings = settings.with_seed().validate()     # one seed for the whole batch
         batch_id = self.store.create_batch(
             model_name, {"run": settings.__dict__, "model_spec": model_spec,
                          "engine": self.backend.name, "model_hash": model_hash,
@@ -131,7 +132,7 @@ class Batch:
             runner = Runner(self.store, self.backend, on_event=self.on_event, owner=self.owner)
             self._runner = runner
             if r["status"] == "finished":
-                outcome = self._finished(r["id"])
+                outcome = self.finished(r["id"])
             else:
                 outcome = runner.execute(r["id"])
             outcomes.append(outcome)
@@ -140,13 +141,13 @@ class Batch:
                 break
         return outcomes
 
-    def _finished(self, run_id: int) -> Outcome:
+    def finished(self, run_id: int) -> Outcome:
         run = self.store.run(run_id)
         fam = self.store.family(run.family_id)
         samples = self.store.samples(run_id)
         settings = RunSettings.from_dict(run.settings)
-        scores = rescore(fam, [Response(s.kind, s.idx, s.response) for s in samples],
-                         settings.dr_threshold, settings.pi_threshold).scores
+        scores = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
+                              settings.rule, settings.dr_threshold, settings.pi_threshold).scores
         return Outcome(run_id, "finished", scores, fam, len(samples),
                        settings.samples + len(fam.framings), settings=settings)
 

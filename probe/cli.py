@@ -71,6 +71,15 @@ def tui(model: str | None, db_path: str) -> None:
     importlib.import_module("screens.app").run_app(model=model, db_path=db_path)
 
 
+_REFERENCE_HELP = ("Score as the paper's released code does: its matcher (lemmas, stems, "
+                   "containment, MiniLM embeddings), non-picks counted as answers, Deep on "
+                   "π > 0.40 alone.")
+
+
+def _reference_option(f):
+    return click.option("--reference", is_flag=True, help=_REFERENCE_HELP)(f)
+
+
 # ------------------------------------------------------------------ score
 
 def _print_table(record: dict, scores) -> None:
@@ -89,9 +98,10 @@ def _print_table(record: dict, scores) -> None:
 @click.option("--model", default="external", show_default=True,
               help="Model name to store with the run.")
 @click.option("--no-save", is_flag=True, help="Do not store the run in the database.")
+@_reference_option
 @_db_option
 def score(family: str, responses_paths: tuple[str, ...], as_json: bool, model: str,
-          no_save: bool, db_path: str) -> None:
+          no_save: bool, reference: bool, db_path: str) -> None:
     """Score given responses for FAMILY (a .toml path, a name in ./families, or a folder of
     family files: then each family id in the responses is scored on its own); no model."""
     from probe import family as fam_mod
@@ -116,19 +126,22 @@ def score(family: str, responses_paths: tuple[str, ...], as_json: bool, model: s
         from probe.store import Store
 
         store = Store(db_path)
+    rule = "reference" if reference else "probe"
     for fam, responses in pairs:
-        _score_one(fam, responses, model, store, label, as_json)
+        _score_one(fam, responses, model, store, label, as_json, rule)
 
 
-def _score_one(fam, responses, model: str, store, label: str, as_json: bool) -> None:
-    from probe.scoring import prompts_for, rescore, to_record
+def _score_one(fam, responses, model: str, store, label: str, as_json: bool,
+               rule: str = "probe") -> None:
+    from probe.reference import rescore_with
+    from probe.scoring import prompts_for, to_record
     from probe.store import SampleRow
 
-    scored = rescore(fam, responses)
+    scored = rescore_with(fam, responses, rule)
     run_id = None
     if store is not None:
         run_id = store.create_run(fam, model=model, backend="external",
-                                  settings={"responses": label}, seed=None)
+                                  settings={"responses": label, "rule": rule}, seed=None)
         try:
             for (resp, m), prompt in zip(scored.matches, prompts_for(fam, responses)):
                 store.add_sample(SampleRow(run_id, resp.kind, resp.idx, prompt, resp.text,
@@ -166,7 +179,7 @@ def match(answers: tuple[str, ...], prompt: str, pairs_path: str | None, as_json
         _match_pairs(Path(pairs_path))
         return
     if len(answers) != 2:
-        raise BadInput(f"probe match needs two answers, A and B (got {len(answers)}).")
+        raise BadInput(f"match needs two answers, A and B (got {len(answers)}).")
     a, b = answers
     same, reason = same_answer(a, b, prompt)
     if as_json:
@@ -217,7 +230,9 @@ _MODEL_AND_SAMPLING = [
     click.option("--samples", default=30, show_default=True, help="Direct samples (N)."),
     click.option("--temperature", default=0.6, show_default=True),
     click.option("--max-tokens", default=25, show_default=True),
-    click.option("--seed", default=0, show_default=True, help="Same seed, same CPU run."),
+    click.option("--seed", type=int, default=None,
+                 help="Fix the seed (same seed, same CPU run); by default each run draws a "
+                 "fresh one and records it."),
     click.option("--base", is_flag=True,
                  help="Base-model prompting even if a chat template exists."),
     click.option("--shots", default=3, show_default=True, help="Solved examples in base mode."),
@@ -243,16 +258,17 @@ def _model_and_sampling_options(f):
 @click.option("--json", "as_json", is_flag=True, help="Print only the JSON record on stdout.")
 @click.option("--dr-threshold", default=0.65, show_default=True)
 @click.option("--pi-threshold", default=0.40, show_default=True)
+@_reference_option
 @_db_option
 def run(family, model, backend, base_url, api_key_env, timeout, samples, temperature,
         max_tokens, seed, base, shots, system, quick, resume, as_json, trust_remote_code,
-        allow_pickle, dr_threshold, pi_threshold, db_path) -> None:
+        allow_pickle, dr_threshold, pi_threshold, reference, db_path) -> None:
     """Sample FAMILY on a local model, store every sample, print DR, FR, π and the label."""
     from probe.cli_run import run_command
 
     run_command(family, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold, base_url, api_key_env, timeout)
+                dr_threshold, pi_threshold, base_url, api_key_env, reference, timeout)
 
 
 @cli.command()
@@ -273,16 +289,17 @@ def models(as_json: bool) -> None:
               help="Finish an interrupted batch.")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON record per family, then a summary line.")
+@_reference_option
 @_db_option
 def batch(families, model, backend, base_url, api_key_env, timeout, samples, temperature,
           max_tokens, seed, base, shots, resume, as_json, trust_remote_code, allow_pickle,
-          db_path) -> None:
+          reference, db_path) -> None:
     """Run many FAMILIES (files, folders or names) on one model; print the breakdown."""
     from probe.cli_batch import batch_command
 
     batch_command(families, model, backend, samples, temperature, max_tokens, seed, base,
                   shots, resume, as_json, trust_remote_code, allow_pickle, db_path, base_url,
-                  api_key_env, timeout)
+                  api_key_env, reference, timeout)
 
 
 @cli.command()
@@ -343,8 +360,12 @@ def import_dataset(prompts, framings, out) -> None:
               show_default=True)
 @click.option("--out", type=click.Path(), default=None,
               help="A file, or a folder for one <model>.jsonl per model (default: stdout).")
+@click.option("--result", "which", type=click.Choice(["sampled", "latest"]), default="sampled",
+              show_default=True,
+              help="The result as sampled, or a run's newest re-score after answer edits "
+                   "(either way `probe.rescored` lists the re-scores).")
 @_db_option
-def export(run_ids, model, fmt, out, db_path) -> None:
+def export(run_ids, model, fmt, out, which, db_path) -> None:
     """Stored runs as the paper's release records (JSONL), one file per model."""
     from probe.export import export_to, refuse_database
     from probe.store import Store
@@ -353,7 +374,7 @@ def export(run_ids, model, fmt, out, db_path) -> None:
         refuse_database(Path(out), db_path)
     try:
         written = export_to(Store(db_path), db_path, list(run_ids), model,
-                            Path(out) if out else None, sys.stdout)
+                            Path(out) if out else None, sys.stdout, which == "latest")
     except BrokenPipeError:
         # The reader went away (``| head``): say so once; stdout cannot be flushed again.
         sys.stderr.write("probe: standard output was closed before the export finished.\n")

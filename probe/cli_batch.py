@@ -21,13 +21,14 @@ def render_breakdown(summary: dict, width: int = 40) -> str:
 
 def batch_command(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
                   resume, as_json, trust_remote_code, allow_pickle, db_path, base_url=None,
-                  api_key_env=None, timeout=None) -> None:
+                  api_key_env=None, reference=False, timeout=None) -> None:
     from probe import family as fam_mod
     from probe.batch import Batch, breakdown, expand_families
-    from probe.cli_run import ProgressLine, graceful_interrupt, load_backend, reload_backend
+    from probe.cli_run import (ProgressLine, graceful_interrupt, load_backend, reload_backend,
+                               rule_check)
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
-    from probe.runner import RunSettings
+    from probe.runner import RunSettings, fresh_seed
     from probe.scoring import to_record
     from probe.store import Store
 
@@ -49,6 +50,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         if families:
             raise BadInput("--resume takes the families from the batch; drop FAMILIES.")
         st = store.batch(resume)["settings"]
+        rule_check(reference, st["run"], f"batch {resume}")
         spec, engine = reload_backend(f"batch {resume}", st, st["run"], st.get("model_hash"),
                                       trust_remote_code, allow_pickle, as_json, api_key_env,
                                       timeout)
@@ -58,8 +60,11 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         paths = expand_families(families, families_dir())
         for p in paths:        # every family valid before the model loads
             fam_mod.load(p)
+        seed = fresh_seed() if seed is None else seed
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
-                               seed=seed, base=base, shots=shots).validate()
+                               seed=seed, base=base, shots=shots,
+                               rule="reference" if reference else "probe").validate()
+        rule_check(reference, settings.__dict__, "this batch")
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
                                     as_json, base_url, api_key_env, chat=not base,
                                     timeout=timeout)
@@ -68,22 +73,28 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                  if spec.engine == "openai" else None)
         batch_id = runner.create(paths, settings, spec.display, spec.spec, spec.fingerprint(),
                                  extra)
-    if not as_json or interactive:
-        click.echo(f"batch {batch_id} on {spec.display}", err=True)
+    # Always named on stderr: `--resume` needs the id, --json or not.
+    click.echo(f"batch {batch_id} on {spec.display}", err=True)
     with graceful_interrupt(runner.cancel, lambda: runner.cancelled):
         try:
             outcomes = runner.execute(batch_id)
         except KeyboardInterrupt:
             outcomes = []
     failed = [o for o in outcomes if o.status == "failed"]
-    done = [o for o in outcomes if o.status == "finished"]
-    unfinished = len(store.batch_runs(batch_id)) - len(done)
-    records = [to_record(o.family, spec.display, o.run_id, o.scores) for o in done]
+    # What the batch has, read back from the store: an interrupted batch still reports
+    # every family it finished (this session or an earlier one).
+    runs = store.batch_runs(batch_id)
+    done = [runner.finished(r["id"]) for r in runs if r["status"] == "finished"]
+    unfinished = len(runs) - len(done)
     summary = breakdown([o.scores.label for o in done])
     if as_json:
-        for r in records:
-            click.echo(json.dumps(r, ensure_ascii=False))
-        click.echo(json.dumps({"summary": summary}))
+        for o in done:
+            click.echo(json.dumps(to_record(o.family, spec.display, o.run_id, o.scores),
+                                  ensure_ascii=False))
+        click.echo(json.dumps({"summary": summary, "batch_id": batch_id,
+                               "unfinished": unfinished}))
+    elif not done:
+        click.echo(f"batch {batch_id}: no family finished yet.", err=True)
     else:
         click.echo(f"{'family':<28}{'label':<10}{'DR':>6}{'FR':>6}{'π':>6}  top answer")
         for o in done:
@@ -92,6 +103,8 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                        f"{s.fr:>6.2f}{s.pi:>6.2f}  {s.top_answer or 'no answer'}")
         click.echo("")
         click.echo(render_breakdown(summary))
+        if unfinished:
+            click.echo(f"(over the {len(done)} of {len(runs)} families finished so far)")
     for o in failed:
         click.echo(f"run {o.run_id} ({o.family.name}) failed: {o.error}", err=True)
     if unfinished:

@@ -106,11 +106,11 @@ def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str 
 def run_command(family_arg, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
                 dr_threshold, pi_threshold, base_url=None, api_key_env=None,
-                timeout=None) -> None:
+                reference=False, timeout=None) -> None:
     from probe import family as fam_mod
     from probe.paths import families_dir
     from probe.report import render_scores
-    from probe.runner import Runner, RunSettings, resumable
+    from probe.runner import Runner, RunSettings, fresh_seed, resumable
     from probe.scoring import to_record
     from probe.store import Store
 
@@ -121,6 +121,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
                            "drop the FAMILY argument.")
         resumable(store, resume)
         run = store.run(resume)
+        rule_check(reference, run.settings, f"run {resume}")
         spec, engine = reload_backend(f"run {resume}", run.settings, run.settings,
                                       run.model_hash, trust_remote_code, allow_pickle, as_json,
                                       api_key_env, timeout)
@@ -128,13 +129,16 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         family_name = run.family_name
     else:
         if not family_arg:
-            raise BadInput("probe run needs a FAMILY (a .toml file or a name in "
+            raise BadInput("run needs a FAMILY (a .toml file or a name in "
                            f"{families_dir()}), or --resume RUN_ID.")
         family = fam_mod.resolve(family_arg, families_dir())
+        seed = fresh_seed() if seed is None else seed
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots, quick=quick,
                                system=_read_system(system), dr_threshold=dr_threshold,
-                               pi_threshold=pi_threshold).validate()
+                               pi_threshold=pi_threshold,
+                               rule="reference" if reference else "probe").validate()
+        rule_check(reference, settings.__dict__, "this run")
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
                                     as_json, base_url, api_key_env, chat=not base,
                                     timeout=timeout)
@@ -148,7 +152,8 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
                                extra={"base_url": base_url, "api_key_env": api_key_env}
                                if spec.engine == "openai" else None)
     if not as_json:
-        click.echo(f"run {run_id}: {family_name} on {spec.display}", err=True)
+        click.echo(f"run {run_id}: {family_name} on {spec.display} "
+                   f"(seed {store.run(run_id).seed})", err=True)
     with graceful_interrupt(runner.cancel, lambda: runner.cancelled):
         outcome = runner.execute(run_id)
     progress.done()
@@ -161,6 +166,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
     record["status"] = outcome.status
     record["samples_used"] = outcome.samples_used
     record["samples_planned"] = outcome.samples_planned
+    record["seed"] = store.run(run_id).seed
     if outcome.settings.quick:
         record["quick"] = {"stopped_early": outcome.stopped_early,
                            "samples_saved": outcome.samples_planned - outcome.samples_used}
@@ -175,6 +181,19 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         click.echo(f"run {run_id} cancelled after {outcome.samples_used} samples; "
                    f"`probe run --resume {run_id}` finishes it.", err=True)
         sys.exit(130)
+
+
+def rule_check(reference: bool, stored: dict, what: str) -> None:
+    """A stored rule is kept on resume; ``--reference`` needs its model installed up front
+    (before a model loads and samples for minutes)."""
+    rule = stored.get("rule", "probe")
+    if reference and rule != "reference":
+        raise BadInput(f"{what} is scored with probe's rule; --reference cannot change a "
+                       "stored run (start a new run, or rescore with `probe score --reference`).")
+    if rule == "reference":
+        from probe.reference.embed import ensure_available
+
+        ensure_available()
 
 
 def _read_system(path: str | None) -> str | None:

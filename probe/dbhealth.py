@@ -29,6 +29,8 @@ EXPECTED = [
     ("002", "runs", ("batch_id",)),
     ("003", "results", ("direct_total", "framed_total", "rule")),
     ("003", "families", ("dataset_id", "framing_ids")),
+    ("004", "runs", ("ending", "samples_used")),
+    ("004", "result_versions", ("run_id", "version", "kind", "dr", "fr", "pi", "label")),
     ("005", "run_leases", ("run_id", "owner", "pid", "host", "heartbeat")),
 ]
 

@@ -19,15 +19,22 @@ from typing import Iterable, Iterator
 from probe.errors import BadInput
 from probe.family import Family
 from probe.matching import extract, normalise
-from probe.scoring import Response, Scored, rescore
+from probe.reference import rescore_with
+from probe.scoring import Response, Scored
 from probe.store import Store
 
 
-def _lemma_key(surface: str) -> str:
+def _lemma_key(surface: str, rule: str) -> str:
+    """The key a surface form is bucketed by, under the rule that scored the record."""
+    if rule == "reference":
+        from probe.reference.keys import cluster_key
+
+        return cluster_key(surface)
     return " ".join(normalise(extract(surface) or surface))
 
 
-def _side(scored: Scored, kind: str, top: str | None, rate_key: str, rate: float) -> dict:
+def _side(scored: Scored, kind: str, top: str | None, rate_key: str, rate: float,
+          rule: str = "probe") -> dict:
     members: dict[str, list[str]] = defaultdict(list)
     order: list[str] = []
     for response, match in scored.matches:
@@ -45,7 +52,7 @@ def _side(scored: Scored, kind: str, top: str | None, rate_key: str, rate: float
             "count": len(texts),
             "rate": round(len(texts) / n, 6) if n else 0.0,
             "surface_forms": [{"text": t, "count": c} for t, c in Counter(texts).most_common()],
-            "lemma_keys": sorted({_lemma_key(t) for t in texts} - {""}),
+            "lemma_keys": sorted({_lemma_key(t, rule) for t in texts} - {""}),
         })
     return {"top_answer": top, rate_key: round(rate, 6), "n_samples": n,
             "n_clusters": len(dist), "distribution": dist}
@@ -59,25 +66,60 @@ def dataset_id(family: Family) -> str:
     return m.group(1) if m else family.name
 
 
-def release_record(store: Store, run_id: int) -> dict:
+def _rescores(store: Store, run_id: int) -> list[dict]:
+    """The run's re-scores after answer edits, dated: the release record itself stays the
+    result as sampled unless ``latest`` is asked for."""
+    out = []
+    for v in store.result_versions(run_id):
+        if v["kind"] != "rescored":
+            continue
+        out.append({"version": v["version"], "at": _iso(v["created_at"]), "note": v["note"],
+                    "top_answer": v["top_answer"], "dr": round(v["dr"], 6),
+                    "fr": round(v["fr"], 6), "pi": round(v["pi"], 6),
+                    "bias_type": v["label"]})
+    return out
+
+
+def _iso(ts: float | None) -> str | None:
+    import datetime as dt
+
+    if ts is None:
+        return None
+    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
+    """One run as a release record: the result as sampled, or with ``latest`` the newest
+    re-score (scored with the answers that re-score used)."""
     run = store.run(run_id)
-    fam = store.family(run.family_id)
+    rescores = _rescores(store, run_id)
+    family_id = run.family_id
+    version = {"version": 1, "kind": "sampled"}
+    if latest and rescores:
+        newest = [v for v in store.result_versions(run_id) if v["kind"] == "rescored"][-1]
+        family_id = newest["family_id"] or run.family_id
+        version = {"version": newest["version"], "kind": "rescored", "note": newest["note"],
+                   "at": _iso(newest["created_at"])}
+    fam = store.family(family_id)
     settings = run.settings
-    samples = store.samples(run_id)
-    scored = rescore(fam, [Response(s.kind, s.idx, s.response) for s in samples],
-                     settings.get("dr_threshold", 0.65), settings.get("pi_threshold", 0.40))
+    # Sample order, not arrival order: a resumed run exports as it was scored.
+    samples = sorted(store.samples(run_id), key=lambda x: (x.kind != "direct", x.idx))
+    # A run is exported under the rule it was scored with (probe's, or --reference).
+    scored = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
+                          settings.get("rule", "probe"), settings.get("dr_threshold", 0.65),
+                          settings.get("pi_threshold", 0.40))
     s = scored.scores
     return {
         "id": dataset_id(fam),
         "prompt": fam.direct,
         "model": run.model,
-        "direct": _side(scored, "direct", s.top_answer, "dr", s.dr),
-        "framed": _side(scored, "framed", s.framed_top, "fr", s.fr),
+        "direct": _side(scored, "direct", s.top_answer, "dr", s.dr, s.rule),
+        "framed": _side(scored, "framed", s.framed_top, "fr", s.fr, s.rule),
         "pi": round(s.pi, 6),
         "bias_type": s.label,
         "probe": {"rule": s.rule, "run_id": run_id, "family": fam.name,
                   "non_picks": {"direct": s.direct_nonpicks, "framed": s.framed_nonpicks},
-                  "warning": s.warning},
+                  "warning": s.warning, "result": version, "rescored": rescores},
     }
 
 
@@ -98,10 +140,11 @@ def runs_to_export(store: Store, run_ids: list[int], model: str | None) -> list[
     return ids
 
 
-def by_model(store: Store, run_ids: Iterable[int]) -> dict[str, list[dict]]:
+def by_model(store: Store, run_ids: Iterable[int], latest: bool = False
+             ) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = defaultdict(list)
     for rid in run_ids:
-        rec = release_record(store, rid)
+        rec = release_record(store, rid, latest)
         out[rec["model"]].append(rec)
     return dict(out)
 
@@ -168,9 +211,9 @@ def write_atomic(target: Path, chunks: Iterable[str]) -> None:
 
 
 def export_to(store: Store, db_path: str | Path, run_ids: list[int], model: str | None,
-              out: Path | None, stdout) -> list[tuple[Path | None, int]]:
+              out: Path | None, stdout, latest: bool = False) -> list[tuple[Path | None, int]]:
     """Write the records, one file per model; returns (file or None for stdout, count)."""
-    groups = by_model(store, runs_to_export(store, run_ids, model))
+    groups = by_model(store, runs_to_export(store, run_ids, model), latest)
     many = len(groups) > 1
     names = ", ".join(sorted(groups))
     # A folder: one that exists, a path ending in '/', or a new path for several models.

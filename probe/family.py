@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +20,9 @@ ALLOWED_KEYS = ("name", "direct", "framings", "answers", "id", "framing_idx")
 # pasted mistake, and every framing costs a model call.
 MAX_FRAMINGS = 1000
 MAX_PROMPT_CHARS = 32_000
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,79}$")
+# Letters of any script ("früchte", "蝶"), digits, spaces, '_', '.', '-': never a path
+# separator, so a name cannot leave the families folder.
+_NAME_RE = re.compile(r"^[^\W_][\w .\-]{0,79}$")
 
 
 @dataclass
@@ -206,8 +209,9 @@ def check_name(name: str, source: str = "family") -> None:
     """A family name doubles as a file name, so it may not contain path syntax."""
     if not _NAME_RE.match(name) or ".." in name:
         raise BadInput(
-            f"{source}: family name {shown(repr(name))} is not allowed; use letters, digits, "
-            "spaces, '-', '_' or '.', at most 80 characters, not starting with a dot."
+            f"{source}: family name {shown(repr(name))} is not allowed; use letters (any "
+            "script), digits, spaces, '-', '_' or '.', at most 80 characters, not starting "
+            "with a dot."
         )
 
 
@@ -279,7 +283,8 @@ def path_for(name: str, families_dir: str | Path) -> Path:
     """Where family ``name`` lives inside ``families_dir``; never outside it."""
     check_name(name)
     root = Path(families_dir).resolve()
-    slug = re.sub(r"[^A-Za-z0-9_.\-]+", "-", name.strip()).strip("-.").lower() or "family"
+    slug = re.sub(r"[^\w.\-]+", "-", unicodedata.normalize("NFC", name.strip())
+                  ).strip("-.").lower() or "family"
     target = (root / f"{slug}.toml").resolve()
     if target.parent != root:
         raise BadInput(f"family name {shown(repr(name))} would be saved outside {root}.")

@@ -22,6 +22,15 @@ def label(dr: float, pi: float, dr_threshold: float = DR_THRESHOLD,
     return DEEP if pi > pi_threshold else SHALLOW
 
 
+def label_released(dr: float, pi: float, dr_threshold: float = DR_THRESHOLD,
+                   pi_threshold: float = PI_THRESHOLD) -> str:
+    """The paper's released code (``--reference``): Deep on π > t_π alone, then Shallow on
+    DR > t_dr. Differs from ``label`` only when π > t_π and DR ≤ t_dr."""
+    if pi > pi_threshold:
+        return DEEP
+    return SHALLOW if dr > dr_threshold else NON_BIAS
+
+
 def top_answer(direct: Sequence[str]) -> str | None:
     """The most frequent non-empty canonical answer; ties go to the one seen first."""
     counts = Counter(a for a in direct if a)

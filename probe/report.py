@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from probe.metrics import LABEL_TEXT, AnswerCount, Scores
 
 
@@ -35,6 +37,12 @@ def _dist_lines(title: str, items: list[AnswerCount], top: str | None, limit: in
     return lines
 
 
+def floor_percent(p: float) -> str:
+    """A probability as a whole percentage, rounded down: a label short of settled (95%)
+    never reads 95%."""
+    return f"{math.floor(p * 100)}%"
+
+
 def render_scores(record: dict, s: Scores) -> str:
     top = s.top_answer if s.top_answer is not None else "no answer"
     lines = [
@@ -44,7 +52,7 @@ def render_scores(record: dict, s: Scores) -> str:
         f"DR       {fmt_rate(s.dr, s.dr_hits, s.n_direct, s.dr_interval)}",
         f"FR       {fmt_rate(s.fr, s.fr_hits, s.n_framed, s.fr_interval)}",
         f"π        {s.pi:.2f}",
-        f"label    {LABEL_TEXT[s.label]}   (posterior {s.p_label:.0%})"
+        f"label    {LABEL_TEXT[s.label]}   (posterior {floor_percent(s.p_label)})"
         + (f"   — {s.reason}" if s.reason else ""),
         f"picks    direct {s.n_direct}/{s.direct_total}, framed {s.n_framed}/{s.framed_total}"
         f"   (non-picks: {s.direct_nonpicks} direct, {s.framed_nonpicks} framed)",

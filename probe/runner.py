@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Iterator
 
 from probe.backends.base import Backend, Sampling
@@ -21,11 +21,20 @@ from probe.matching import Match
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
 from probe.prompting import PromptStyle, style_for
 from probe.reading import clean_text, shown
-from probe.scoring import LiveScorer, Response, rescore
+from probe.reference import live_scorer, rescore_with
+from probe.scoring import Response
 from probe.store import SampleRow, Store
 
 QUICK_MIN = 10          # at least this many direct and framed samples before a quick stop
 QUICK_CONFIDENCE = 0.95
+RULES = ("probe", "reference")
+
+
+def fresh_seed() -> int:
+    """A new random seed: each run adds evidence instead of repeating the last one."""
+    import secrets
+
+    return secrets.randbelow(2 ** 31 - 1)
 
 
 @dataclass
@@ -33,7 +42,7 @@ class RunSettings:
     samples: int = 30
     temperature: float = 0.6
     max_tokens: int = 25
-    seed: int = 0
+    seed: int | None = None           # None: a fresh seed is drawn for each run
     base: bool = False
     shots: int = 3
     system: str | None = None
@@ -54,31 +63,50 @@ class RunSettings:
             raise BadInput(f"--max-tokens must be between 1 and 4096 (got {self.max_tokens}).")
         if not 0 <= self.shots <= 8:
             raise BadInput(f"--shots must be between 0 and 8 (got {self.shots}).")
+        if self.seed is not None and not 0 <= self.seed < 2 ** 31:
+            raise BadInput(f"--seed must be between 0 and {2 ** 31 - 1} (got {self.seed}).")
+        for name in ("dr_threshold", "pi_threshold"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise BadInput(f"--{name.replace('_', '-')} must be between 0 and 1 "
+                               f"(got {getattr(self, name)}).")
+        if self.rule not in RULES:
+            raise BadInput(f"the scoring rule must be one of {', '.join(RULES)} "
+                           f"(got {self.rule!r}).")
         return self
+
+    def with_seed(self) -> "RunSettings":
+        """These settings with the seed fixed: a fresh one unless the user chose one."""
+        return replace(self, seed=fresh_seed() if self.seed is None else self.seed)
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunSettings":
         """Settings read back from the database; a damaged value is one sentence."""
         known = {}
-        defaults = cls()
-        for k in cls.__dataclass_fields__:
-            if k not in d:
+        for name, f in cls.__dataclass_fields__.items():
+            if name not in d:
                 continue
-            value, default = d[k], getattr(defaults, k)
-            if isinstance(default, bool):
-                ok = isinstance(value, bool)
-            elif isinstance(default, int):
-                ok = isinstance(value, int) and not isinstance(value, bool)
-            elif isinstance(default, float):
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
-                    and math.isfinite(value)
-            else:
-                ok = value is None or isinstance(value, str)
-            if not ok:
-                raise BadInput(f"stored run settings are damaged ('{k}' is "
+            value = d[name]
+            if not any(_is_kind(value, kind.strip()) for kind in str(f.type).split("|")):
+                raise BadInput(f"stored run settings are damaged ('{name}' is "
                                f"{shown(repr(value))}).")
-            known[k] = value
+            known[name] = value
         return cls(**known)
+
+
+def _is_kind(value, kind: str) -> bool:
+    """Does a stored value fit a settings field's annotated type (``int | None``…)?"""
+    if kind == "None":
+        return value is None
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and math.isfinite(value)
+    if kind == "str":
+        return isinstance(value, str)
+    return True
 
 
 # ---------------------------------------------------------------- events
@@ -164,8 +192,9 @@ class Runner:
     def create(self, family: Family, settings: RunSettings, model_name: str,
                model_spec: str = "", model_hash: str | None = None,
                extra: dict | None = None, batch_id: int | None = None) -> int:
-        """Record a new run (the backend must be loaded: its template decides the mode)."""
-        settings.validate()
+        """Record a new run (the backend must be loaded: its template decides the mode).
+        With no seed set, the run draws a fresh one; either way it is stored."""
+        settings = settings.with_seed().validate()
         style = style_for(family.direct, self.backend.has_chat_template, settings.base,
                           settings.shots, settings.system)
         # ``extra`` holds engine details such as a server URL; API keys never come here,
@@ -207,7 +236,8 @@ class Runner:
         if run.status != "running":
             self.store.set_status(run_id, "running")
         self.backend.reset_cancel()
-        live = LiveScorer(family, settings.dr_threshold, settings.pi_threshold)
+        live = live_scorer(family, settings.rule, settings.dr_threshold,
+                           settings.pi_threshold)
         for r in responses:
             live.add(r)
         scores: Scores | None = live.scored().scores if responses else None
@@ -217,7 +247,7 @@ class Runner:
                 if self.cancelled:
                     break
                 for idx, completion in zip(indices, self._draw(family, kind, indices, style,
-                                                               sampling, settings.seed)):
+                                                               sampling, settings.seed or 0)):
                     if self.cancelled:
                         # Stopped mid-generation: the text may be cut short. Resume redraws
                         # it with the same seed.
@@ -258,11 +288,13 @@ class Runner:
             self.store.save_result(run_id, scores)
         complete = len(responses) == planned or stopped_early
         if self.cancelled and not complete:
-            self.store.set_status(run_id, "cancelled")
+            self.store.set_status(run_id, "cancelled", samples_used=len(responses))
             self.on_event(RunCancelled(run_id, scores, len(responses)))
             return Outcome(run_id, "cancelled", scores, family, len(responses), planned,
                            settings=settings)
-        self.store.set_status(run_id, "finished")
+        self.store.set_status(run_id, "finished",
+                              ending="quick check" if stopped_early else "finished",
+                              samples_used=len(responses))
         self.on_event(RunFinished(run_id, scores, len(responses), planned, stopped_early))
         return Outcome(run_id, "finished", scores, family, len(responses), planned,
                        stopped_early, settings=settings)
@@ -273,15 +305,15 @@ class Runner:
             samples = self.store.samples(run_id)
             if len({(s.kind, s.idx) for s in samples}) >= planned:
                 # Every sample is stored: the run is complete, whatever failed afterwards.
-                scores = rescore(family, [Response(s.kind, s.idx, s.response)
-                                          for s in samples],
-                                 settings.dr_threshold, settings.pi_threshold).scores
+                scores = rescore_with(family, [Response(s.kind, s.idx, s.response)
+                                               for s in samples], settings.rule,
+                                      settings.dr_threshold, settings.pi_threshold).scores
                 self.store.save_result(run_id, scores)
-                self.store.set_status(run_id, "finished")
+                self.store.set_status(run_id, "finished", samples_used=len(samples))
                 self.on_event(RunFinished(run_id, scores, len(samples), planned))
                 return Outcome(run_id, "finished", scores, family, len(samples), planned,
                                settings=settings)
-            self.store.set_status(run_id, "failed", error)
+            self.store.set_status(run_id, "failed", error, samples_used=used)
         except ProbeError:
             pass   # the database itself may be what failed; the samples so far are kept
         self.on_event(RunFailedEvent(run_id, error))

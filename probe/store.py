@@ -132,6 +132,49 @@ def _m003_nonpicks(db: Database) -> None:
     """)
 
 
+def _m004_result_versions(db: Database) -> None:
+    """A run's result as sampled is permanent; a re-score (after a merge or split) is a new,
+    dated version beside it. ``results`` keeps the latest version of each run."""
+    _script(db, """
+    CREATE TABLE result_versions (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        version INTEGER NOT NULL,        -- 1, 2, ... per run
+        kind TEXT NOT NULL,              -- sampled | rescored
+        note TEXT,                       -- what changed: 'merge Emerald into Diamond'
+        family_id INTEGER REFERENCES families(id),   -- the answers it was scored with
+        top_answer TEXT,
+        dr REAL NOT NULL,
+        fr REAL NOT NULL,
+        pi REAL NOT NULL,
+        label TEXT NOT NULL,
+        n_direct INTEGER NOT NULL,
+        n_framed INTEGER NOT NULL,
+        p_label REAL,
+        framed_top TEXT,
+        direct_total INTEGER,            -- every direct sample, picks or not
+        framed_total INTEGER,
+        rule TEXT,                       -- probe | reference: the rule that scored it
+        scores TEXT,                     -- JSON: every field of the scores
+        canonicals TEXT,                 -- JSON [[kind, idx, canonical, reason]] (re-scores)
+        edit TEXT,                       -- JSON: the answers edit, so a split can undo a merge
+        created_at REAL NOT NULL,
+        UNIQUE (run_id, version)
+    );
+    CREATE INDEX result_versions_run ON result_versions(run_id);
+    INSERT INTO result_versions (run_id, version, kind, note, family_id, top_answer, dr, fr,
+        pi, label, n_direct, n_framed, p_label, framed_top, created_at)
+        SELECT results.run_id, 1, 'sampled', NULL, runs.family_id, results.top_answer,
+               results.dr, results.fr, results.pi, results.label, results.n_direct,
+               results.n_framed, results.p_label, results.framed_top, results.updated_at
+        FROM results JOIN runs ON runs.id = results.run_id;
+    ALTER TABLE runs ADD COLUMN ending TEXT;          -- finished | quick check | cancelled | failed
+    ALTER TABLE runs ADD COLUMN samples_used INTEGER;
+    UPDATE runs SET ending = CASE WHEN status = 'running' THEN NULL ELSE status END,
+        samples_used = (SELECT COUNT(*) FROM samples WHERE samples.run_id = runs.id)
+    """)
+
+
 def _m005_run_leases(db: Database) -> None:
     # Which process is sampling a run (probe/leases.py). A table of its own, so it is
     # independent of every other migration.
@@ -146,12 +189,12 @@ def _m005_run_leases(db: Database) -> None:
     """)
 
 
-# Each name starts with its number, which is also its id in the migrations table, so
-# migrations added on different branches (003, 004, 005) merge without clashing.
+# The number in each name is its id, so branches that add 003, 004 and 005 merge cleanly.
 MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_batches", _m002_batches),
     ("003_nonpicks", _m003_nonpicks),
+    ("004_result_versions", _m004_result_versions),
     ("005_run_leases", _m005_run_leases),
 ]
 
@@ -202,6 +245,8 @@ class RunRow:
     created_at: float
     finished_at: float | None
     batch_id: int | None = None
+    ending: str | None = None           # finished | quick check | cancelled | failed
+    samples_used: int | None = None
 
 
 @dataclass
@@ -354,12 +399,6 @@ class Store:
             fam.path = Path(r["source_path"])
         return fam
 
-    def relink_family(self, run_id: int, family: Family) -> None:
-        """Point a run at an edited snapshot of its family (after a manual merge/split)."""
-        family_id = self.save_family(family)
-        with self._write() as db:
-            db.execute("UPDATE runs SET family_id = ? WHERE id = ?", [family_id, run_id])
-
     def family_names(self) -> list[str]:
         return [r["name"] for r in self.query(
             "SELECT DISTINCT name FROM families ORDER BY name")]
@@ -389,14 +428,17 @@ class Store:
             raise BadInput(f"no run {run_id} in {self.path}.")
         r = rows[0]
         r["settings"] = stored_json(r["settings"], dict, f"run {run_id}", self.path)
-        known = {f for f in RunRow.__dataclass_fields__}
+        known = RunRow.__dataclass_fields__
         return RunRow(**{k: v for k, v in r.items() if k in known})
 
     def runs(self, family: str | None = None, model: str | None = None,
              limit: int = 500) -> list[dict]:
         sql = ("SELECT runs.*, results.label, results.dr, results.fr, results.pi, "
-               "results.top_answer, results.n_direct, results.n_framed FROM runs "
-               "LEFT JOIN results ON results.run_id = runs.id WHERE 1=1")
+               "results.top_answer, results.n_direct, results.n_framed, "
+               "(SELECT COUNT(*) FROM result_versions AS v WHERE v.run_id = runs.id) "
+               "AS n_versions, json_array_length(families.framings) AS n_framings FROM runs "
+               "LEFT JOIN results ON results.run_id = runs.id "
+               "LEFT JOIN families ON families.id = runs.family_id WHERE 1=1")
         params: list = []
         if family:
             sql += " AND runs.family_name = ?"
@@ -451,13 +493,22 @@ class Store:
             check_result(row, self.path)
         return rows
 
-    def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
+    def set_status(self, run_id: int, status: str, error: str | None = None,
+                   ending: str | None = None, samples_used: int | None = None) -> None:
+        """``ending`` says how a run stopped (``quick check`` is a finished run the quick
+        check stopped early); it defaults to the status."""
         finished = time.time() if status != "running" else None
         if error is not None:
             error = clean_text(error, 2000)
+        if ending is None and status != "running":
+            ending = status
         with self._write() as db:
-            db.execute("UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?",
-                       [status, error, finished, run_id])
+            if samples_used is None:
+                samples_used = db.execute("SELECT COUNT(*) FROM samples WHERE run_id = ?",
+                                          [run_id]).fetchone()[0]
+            db.execute("UPDATE runs SET status = ?, error = ?, finished_at = ?, ending = ?, "
+                       "samples_used = ? WHERE id = ?",
+                       [status, error, finished, ending, samples_used, run_id])
 
     # ------------------------------------------------------------ samples
 
@@ -489,8 +540,37 @@ class Store:
 
     # ------------------------------------------------------------ results
 
-    def save_result(self, run_id: int, scores) -> None:
+    def save_result(self, run_id: int, scores, kind: str = "sampled", note: str | None = None,
+                    family: Family | None = None, canonicals: list | None = None,
+                    edit: dict | None = None) -> int:
+        """Add a result version for the run and make it the run's current result.
+
+        Earlier versions are never changed: a re-score after a merge (``kind='rescored'``,
+        with the edited ``family``) is a new, dated row beside the result as sampled.
+        Returns the version number."""
+        from dataclasses import asdict, is_dataclass
+
+        family_id = self.save_family(family) if family is not None else None
+        now = time.time()
+        body = json.dumps(asdict(scores), ensure_ascii=False, default=str) \
+            if is_dataclass(scores) else None
         with self._write() as db:
+            if family_id is None:
+                family_id = db.execute("SELECT family_id FROM runs WHERE id = ?",
+                                       [run_id]).fetchone()[0]
+            version = db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM result_versions "
+                                 "WHERE run_id = ?", [run_id]).fetchone()[0]
+            db.execute(
+                "INSERT INTO result_versions (run_id, version, kind, note, family_id, top_answer,"
+                " dr, fr, pi, label, n_direct, n_framed, p_label, framed_top, direct_total, "
+                "framed_total, rule, scores, canonicals, edit, created_at) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [run_id, version, kind, note, family_id, scores.top_answer, scores.dr,
+                 scores.fr, scores.pi, scores.label, scores.n_direct, scores.n_framed,
+                 scores.p_label, scores.framed_top, scores.direct_total, scores.framed_total,
+                 scores.rule, body,
+                 json.dumps(canonicals, ensure_ascii=False) if canonicals is not None else None,
+                 json.dumps(edit, ensure_ascii=False) if edit is not None else None, now])
             db.execute(
                 "INSERT OR REPLACE INTO results (run_id, top_answer, dr, fr, pi, label, "
                 "n_direct, n_framed, dr_low, dr_high, fr_low, fr_high, p_label, framed_top, "
@@ -498,14 +578,34 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [run_id, scores.top_answer, scores.dr, scores.fr, scores.pi, scores.label,
                  scores.n_direct, scores.n_framed, *scores.dr_interval, *scores.fr_interval,
-                 scores.p_label, scores.framed_top, time.time(), scores.direct_total,
+                 scores.p_label, scores.framed_top, now, scores.direct_total,
                  scores.framed_total, scores.rule])
+        return version
+
+    def result_versions(self, run_id: int) -> list[dict]:
+        """Every result the run has had, oldest first: version 1 is the result as sampled;
+        ``kind`` is ``sampled`` or ``rescored``, ``note`` says what changed."""
+        rows = self.query("SELECT * FROM result_versions WHERE run_id = ? ORDER BY version",
+                          [run_id])
+        for r in rows:
+            for key in ("scores", "canonicals", "edit"):
+                r[key] = json.loads(r[key]) if r[key] else None
+        return rows
+
+    def answer_edits(self, family_name: str) -> list[dict]:
+        """The answers edits (merges, splits) recorded with re-scores of a family's runs,
+        newest first."""
+        rows = self.query(
+            "SELECT v.edit, v.created_at FROM result_versions AS v JOIN runs "
+            "ON runs.id = v.run_id WHERE runs.family_name = ? AND v.edit IS NOT NULL "
+            "ORDER BY v.id DESC", [family_name])
+        return [json.loads(r["edit"]) for r in rows]
 
     def result(self, run_id: int) -> dict | None:
         rows = self.query("SELECT * FROM results WHERE run_id = ?", [run_id])
         return check_result(rows[0], self.path) if rows else None
 
     def last_labels(self) -> dict[tuple[str, str], dict]:
-        """The newest finished or cancelled result for each (family, model)."""
-        return {(r["family_name"], r["model"]): r
-                for r in self.latest_results(statuses=("finished", "cancelled"))}
+        """The newest finished result for each (family, model): the same rows the charts
+        draw, so Home and Charts agree. A cancelled partial run is never a family's label."""
+        return {(r["family_name"], r["model"]): r for r in self.latest_results()}

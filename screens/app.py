@@ -1,185 +1,27 @@
-"""The probe app: home (families and model), and the glue to the core's runner."""
+"""The probe app: the store, the model and its loading, the run settings, quitting; the
+screens do the rest."""
 
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
-from rich.text import Text
-from textual import on, work
-from functools import partial
-
-from textual.app import App, ComposeResult, SystemCommand
+from rich.markup import escape
+from textual import work
+from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.screen import Screen
 
-from probe import family as fam_mod
 from probe.errors import ProbeError
-from probe.metrics import LABEL_TEXT
-from probe.paths import families_dir
+from probe.runner import RunSettings
 from probe.store import Store
 from screens.charts import ChartsScreen
+from screens.dialogs import Choice
+from screens.home import HelpScreen, HomeScreen, ModelPicker
 from screens.messages import ModelFailed, ModelLoaded, ModelLoading
-from screens.tables import cursor_key
 
-HELP = """\
-[b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
-
-[b]Home[/b]     r run selected family · n new family · e edit · h history · m choose model · g charts
-[b]Editor[/b]   ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a reframing · escape back
-[b]Run[/b]      s stop · u resume · k quick check on/off · a answers (merge/split) · escape back
-[b]Answers[/b]  space mark · m merge marked into selected · x split selected surface form
-[b]History[/b]  enter open run · space mark · c compare two marked runs · / filter
-Everywhere: ? this help · ctrl+p command palette · q quit
-"""
-
-
-class HelpScreen(ModalScreen):
-    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close")]
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="help-box"):
-            yield Static(HELP, id="help-text")
-            yield Static("[dim]escape to close[/dim]")
-
-
-class ModelPicker(ModalScreen[str | None]):
-    """Models usable here, as `probe models` lists them."""
-
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
-
-    def __init__(self, models: list[dict]) -> None:
-        super().__init__()
-        self.models = models
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="picker-box"):
-            yield Static("[b]Choose a model[/b]  (enter to load, escape to cancel)")
-            options = [Option(f"{m['engine']:<13} {m['name']}  [dim]{m['size'] / 1e6:,.0f} MB"
-                              f"[/dim]", id=str(i)) for i, m in enumerate(self.models)]
-            yield OptionList(*options, id="model-list")
-
-    @on(OptionList.OptionSelected)
-    def chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.models[int(event.option.id)]["spec"])
-
-
-class HomeScreen(Screen):
-    BINDINGS = [
-        Binding("r", "run", "Run"),
-        Binding("n", "new", "New"),
-        Binding("e", "edit", "Edit"),
-        Binding("h", "history", "History"),
-        Binding("m", "model", "Model"),
-        Binding("g", "charts", "Charts"),
-    ]
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static("", id="model-status")
-        yield DataTable(id="families", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="home-hint")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        table = self.query_one("#families", DataTable)
-        table.add_columns("family", "framings", "direct prompt", "last label (this model)",
-                          "other models")
-        self.refresh_families()
-        self.update_model_status()
-
-    def on_screen_resume(self) -> None:
-        self.refresh_families()
-        self.update_model_status()
-
-    def refresh_families(self) -> None:
-        app: ProbeApp = self.app  # type: ignore[assignment]
-        table = self.query_one("#families", DataTable)
-        keep = table.cursor_row
-        table.clear()
-        labels = app.store.last_labels()
-        by_family: dict[str, list[str]] = {}
-        for (name, model), r in labels.items():
-            if model != app.model_display:
-                by_family.setdefault(name, []).append(f"{model[:14]}: {LABEL_TEXT[r['label']]}")
-
-        def label_cells(name: str) -> tuple[str, Text]:
-            last = labels.get((name, app.model_display))
-            here = f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—"
-            return here, Text(" · ".join(by_family.get(name, [])), style="dim")
-
-        app.families = {}
-        for path, fam in fam_mod.discover(families_dir()):
-            if isinstance(fam, ProbeError):
-                table.add_row(Text(path.stem), "—", Text(str(fam), style="red"), "", "",
-                              key=str(path))
-                continue
-            app.families[str(path)] = fam
-            table.add_row(Text(fam.name), str(len(fam.framings)), Text(fam.direct),
-                          *label_cells(fam.name), key=str(path))
-        for name in app.store.family_names():
-            if not any(f.name == name for f in app.families.values()):
-                run = app.store.runs(family=name, limit=1)
-                fam = app.store.family(run[0]["family_id"]) if run else None
-                if fam:
-                    key = f"db:{name}"
-                    app.families[key] = fam
-                    table.add_row(Text(name) + Text(" (db)", style="dim"),
-                                  str(len(fam.framings)), Text(fam.direct), *label_cells(name),
-                                  key=key)
-        if table.row_count:
-            table.move_cursor(row=min(max(keep, 0), table.row_count - 1))
-        hint = self.query_one("#home-hint", Static)
-        hint.update("" if table.row_count else
-                    f"No families in {families_dir()}/ yet: press n to write one.")
-
-    def update_model_status(self) -> None:
-        app: ProbeApp = self.app  # type: ignore[assignment]
-        self.query_one("#model-status", Static).update(app.model_status_text())
-
-    def selected_family(self):
-        app: ProbeApp = self.app  # type: ignore[assignment]
-        key = cursor_key(self.query_one("#families", DataTable))
-        return key, app.families.get(key) if key is not None else None
-
-    def action_run(self) -> None:
-        key, fam = self.selected_family()
-        if fam is None:
-            self.notify("Select a family that loads without errors first.", severity="warning")
-            return
-        self.app.open_run(fam)  # type: ignore[attr-defined]
-
-    def action_new(self) -> None:
-        from screens.editor import EditorScreen
-
-        self.app.push_screen(EditorScreen(None))
-
-    def action_edit(self) -> None:
-        from screens.editor import EditorScreen
-
-        key, fam = self.selected_family()
-        if fam is None:
-            self.notify("Nothing to edit: select a family.", severity="warning")
-            return
-        self.app.push_screen(EditorScreen(fam))
-
-    def action_history(self) -> None:
-        from screens.history import HistoryScreen
-
-        self.app.push_screen(HistoryScreen())
-
-    def action_model(self) -> None:
-        self.app.action_pick_model()  # type: ignore[attr-defined]
-
-    def action_charts(self) -> None:
-        self.app.push_screen(ChartsScreen())
-
-    @on(DataTable.RowSelected, "#families")
-    def row_chosen(self) -> None:
-        self.action_run()
+__all__ = ["ProbeApp", "HomeScreen", "HelpScreen", "ModelPicker", "make_app", "run_app"]
 
 
 class ProbeApp(App):
@@ -190,6 +32,7 @@ class ProbeApp(App):
     CSS_PATH = "probe.tcss"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False),
         Binding("question_mark", "help", "Help"),
     ]
 
@@ -204,6 +47,8 @@ class ProbeApp(App):
         self.model_state = "not loaded"
         self.families: dict = {}
         self.autoload = autoload
+        self.run_settings = RunSettings()     # what the next runs use (s on Home)
+        self.pending_run = None               # a family to run once the model is ready
 
     def on_mount(self) -> None:
         self.push_screen(HomeScreen())
@@ -213,14 +58,18 @@ class ProbeApp(App):
     def model_status_text(self) -> str:
         colour = {"ready": "green", "loading": "yellow", "failed": "red"}.get(
             self.model_state.split(":")[0], "dim")
-        return (f" model: [b]{self.model_display}[/b]  [{colour}]{self.model_state}[/{colour}]"
-                "   [dim](m to change)[/dim]")
+        waiting = (f"   [yellow]waiting for model… then runs {escape(self.pending_run.name)}"
+                   "[/yellow]" if self.pending_run is not None else "")
+        return (f" model: [b]{escape(self.model_display)}[/b]  [{colour}]"
+                f"{escape(self.model_state)}[/{colour}]{waiting}   [dim](m to change)[/dim]")
 
     # ------------------------------------------------------------ model
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="model",
           description="loading model")
     def load_model(self, spec: str) -> None:
+        # Until it loads, the model is named as asked for, so a failure names the right one.
+        self.model_display = spec or "default model"
         self.post_message(ModelLoading("resolving model", 0.0))
         try:
             if self.backend_factory is not None:
@@ -261,12 +110,18 @@ class ProbeApp(App):
         self.model_state = "ready"
         self._refresh_status()
         self.notify(f"{msg.display} is ready.")
+        family, self.pending_run = self.pending_run, None
+        if family is not None and isinstance(self.screen, HomeScreen):
+            self.open_run(family)
 
     def on_model_failed(self, msg: ModelFailed) -> None:
         self.model_state = "failed"
         self.backend = None
+        dropped, self.pending_run = self.pending_run, None
         self._refresh_status()
-        self.notify(msg.error, title="Model failed to load", severity="error", timeout=10)
+        self.notify(msg.error + (f" ({dropped.name} was not run.)" if dropped else ""),
+                    title=f"Model {self.model_display} failed to load", severity="error",
+                    timeout=10)
 
     def action_pick_model(self) -> None:
         from probe.backends import available_models
@@ -285,10 +140,26 @@ class ProbeApp(App):
         from screens.run_view import RunScreen
 
         if not read_only and self.backend is None:
-            self.notify("The model is not loaded yet (" + self.model_state + ").",
+            if self.model_state.startswith("loading") or self.model_state == "not loaded" \
+                    and self.autoload:
+                # Queued: the run starts as soon as the model is ready.
+                self.pending_run = family
+                self._refresh_status()
+                return
+            self.notify(f"The model is not loaded ({self.model_state}); m picks one.",
                         severity="warning")
             return
-        self.push_screen(RunScreen(family, run_id=run_id, read_only=read_only))
+        self.push_screen(RunScreen(family, run_id=run_id, read_only=read_only,
+                                   settings=RunSettings(**self.run_settings.__dict__)))
+
+    def _on_notify(self, event) -> None:
+        # The same message again replaces the one on screen: a key pressed ten times is one
+        # toast, not a stack of ten. (Runs on the UI thread, like Textual's own handler.)
+        new = event.notification
+        for old in list(self._notifications):
+            if old.message == new.message and old.title == new.title:
+                self._unnotify(old, refresh=False)
+        super()._on_notify(event)
 
     def action_help(self) -> None:
         # One installed instance: composing the help text anew cost ~30 ms a time.
@@ -301,30 +172,49 @@ class ProbeApp(App):
         """Every action of the screen in front, in the command palette (ctrl+p)."""
         yield from super().get_system_commands(screen)
         seen = set()
+        titles = set()
         for binding in list(screen.BINDINGS) + list(self.BINDINGS):
-            if not isinstance(binding, Binding) or binding.action in seen:
+            if not isinstance(binding, Binding) or binding.action in seen \
+                    or binding.description in titles:
                 continue
             seen.add(binding.action)
+            titles.add(binding.description)
             target = screen if hasattr(screen, f"action_{binding.action.split('(')[0]}") \
                 else self
-            yield SystemCommand(binding.description, f"{binding.description} "
-                                f"[{binding.key}]", partial(target.run_action,
-                                                            binding.action))
-        if not isinstance(screen, ChartsScreen):
+            key = binding.key.split(",")[0]
+            yield SystemCommand(binding.description, f"key: {key}",
+                                partial(target.run_action, binding.action))
+        if not isinstance(screen, ChartsScreen) and "Charts" not in titles:
             yield SystemCommand("Charts", "Breakdown bars and DR-vs-FR scatter of stored "
-                                "families [g]", self.action_charts)
+                                "families", self.action_charts)
 
     def action_charts(self) -> None:
         self.push_screen(ChartsScreen())
 
     async def action_quit(self) -> None:
-        # A sampling thread cannot be killed; ask it to stop so the run is marked cancelled.
+        """Quit; while a run samples, ask first (nothing is cancelled without the user
+        knowing). A sampling thread cannot be killed: it is asked to stop, so the run is
+        marked cancelled and can be resumed."""
         from screens.run_view import RunScreen
 
-        for screen in self.screen_stack:
-            if isinstance(screen, RunScreen) and screen.runner and screen.state == "running":
-                screen.runner.cancel()
-        self.exit()
+        running = [s for s in self.screen_stack if isinstance(s, RunScreen) and s.running]
+        if not running:
+            self.exit()
+            return
+        if isinstance(self.screen, Choice):
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "q":
+                for screen in running:
+                    screen.runner.cancel()
+                self.exit()
+
+        self.push_screen(Choice(
+            f"[b]{running[0].family.name} is still sampling[/b] "
+            f"({len(running[0].responses)} samples so far).\nQuit and stop the run? The "
+            "samples are kept; History (or probe run --resume) finishes it later.",
+            [("q", "stop the run and quit")], escape_label="keep sampling"), answer)
 
 
 def make_app(**kwargs) -> ProbeApp:

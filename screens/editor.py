@@ -7,7 +7,7 @@ from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Static, TextArea
 
@@ -47,9 +47,9 @@ class ConfirmLeave(ModalScreen[bool]):
                                                                    "Keep editing")]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="picker-box"):
+        with Vertical(classes="dialog"):
             yield Static("[b]Unsaved changes.[/b] Discard them? (y / n)")
-            with Horizontal():
+            with Horizontal(classes="buttons"):
                 yield Button("Discard", id="yes", variant="error")
                 yield Button("Keep editing", id="no", variant="primary")
 
@@ -75,18 +75,24 @@ class EditorScreen(Screen):
     def compose(self) -> ComposeResult:
         f = self.original
         yield Header()
-        with Vertical(id="editor"):
+        # Scrolls: at 80×24 the answers box and the validation line are below the fold,
+        # and focus moving there scrolls them into view.
+        with VerticalScroll(id="editor"):
             yield Label("Name")
             yield Input(f.name if f else "", placeholder="e.g. butterfly", id="name")
             yield Label("Direct question")
             yield Input(f.direct if f else "", placeholder="Choose a random popular butterfly.",
                         id="direct")
             yield Label("Reframings — one per line (paste many at once; alt+↑/↓ moves a line)")
-            yield TextArea("\n".join(f.framings) if f else "", id="framings")
+            # Line numbers: a long reframing wraps, and the number shows it is still one.
+            yield TextArea("\n".join(f.framings) if f else "", id="framings",
+                           show_line_numbers=True)
             yield Static("", id="framing-count")
             yield Label("Answers — `Canonical = alias, alias` per line (optional)")
-            yield TextArea(format_answers(f.answers) if f else "", id="answers")
-            yield Static("", id="validation")
+            # No soft wrap: one `Canonical = aliases` entry stays one line.
+            yield TextArea(format_answers(f.answers) if f else "", id="answers",
+                           soft_wrap=False, show_line_numbers=True)
+        yield Static("", id="validation")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -19,7 +19,8 @@ from probe.errors import BadInput
 from screens.app import HomeScreen, HelpScreen, make_app
 from screens.editor import EditorScreen
 from screens.history import HistoryScreen
-from screens.run_view import AnswersScreen, RunScreen
+from screens.answers import AnswersScreen
+from screens.run_view import RunScreen
 
 
 def answer_by_prompt(prompt: str) -> str:
@@ -106,7 +107,8 @@ def test_author_save_run_merge_history_compare(isolated):
             assert rs.scored.scores.fr == pytest.approx(3 / 5)
             badge = str(rs.query_one("#badge", Static).render())
             assert "Deep" in badge
-            # --- merge Viceroy into Monarch: FR goes to 1 and the alias is saved
+            original = app.store.result_versions(rs.run_id)[0]
+            # --- merge Viceroy into Monarch: said before, confirmed, FR goes to 1
             await pilot.press("a")
             assert isinstance(app.screen, AnswersScreen)
             ans = app.screen
@@ -114,30 +116,59 @@ def test_author_save_run_merge_history_compare(isolated):
             keys = [t.coordinate_to_cell_key((i, 0)).row_key.value for i in range(t.row_count)]
             t.move_cursor(row=keys.index("Viceroy"))
             await pilot.press("space")
+            assert t.cursor_row == keys.index("Viceroy")          # marking never moves
             t.move_cursor(row=keys.index("Monarch"))
+            await pilot.pause()
+            plan = str(ans.query_one("#answer-plan", Static).render())
+            assert "merges Viceroy into Monarch" in plan
             await pilot.press("m")
+            assert app.screen.__class__.__name__ == "Choice"
+            assert "Merge Viceroy into Monarch" in str(app.screen.query_one("#question").render())
+            await pilot.press("y")
             await pilot.pause()
             assert rs.scored.scores.fr == 1.0
-            assert "Viceroy" in fam_mod.load(isolated / "families" / "butterflies.toml"
-                                             ).answers["Monarch"]
-            assert app.store.result(rs.run_id)["fr"] == 1.0
-            snapshot = app.store.family(app.store.run(rs.run_id).family_id)
-            assert "Viceroy" in snapshot.answers["Monarch"]      # reopening agrees
+            path = isolated / "families" / "butterflies.toml"
+            assert "Viceroy" in fam_mod.load(path).answers["Monarch"]
+            assert app.store.result(rs.run_id)["fr"] == 1.0          # latest: re-scored
+            versions = app.store.result_versions(rs.run_id)
+            assert [v["kind"] for v in versions] == ["sampled", "rescored"]
+            assert versions[0] == original                           # as sampled, unchanged
+            # --- split it back out: the file is as it was and loads
+            t.move_cursor(row=t.get_row_index("Monarch"))
+            await pilot.press("x")
+            picker = app.screen
+            await pilot.press(*["down"] * picker.forms.index("Viceroy"), "enter")
+            await pilot.press("y")
+            await pilot.pause()
+            assert fam_mod.load(path).answers == saved.answers
+            assert rs.scored.scores.fr == pytest.approx(3 / 5)
+            assert app.store.result_versions(rs.run_id)[0] == original
             await pilot.press("escape", "escape")
             # --- a second run, then history and compare
             await pilot.press("r")
             rs2 = app.screen
             await wait_until(pilot, lambda: rs2.state.startswith("finished"))
+            assert app.store.run(rs2.run_id).seed != app.store.run(rs.run_id).seed
             await pilot.press("escape", "h")
             assert isinstance(app.screen, HistoryScreen)
             runs = app.screen.query_one("#runs", DataTable)
-            assert runs.row_count == 2
-            assert runs.get_row_at(0)[5] == "Deep"
-            await pilot.press("space", "down", "space", "c")
+            cols = app.screen.columns
+            rows = [dict(zip(cols, map(str, runs.get_row_at(i))))
+                    for i in range(runs.row_count)]
+            assert len(rows) == 4            # run 2; run 1 as sampled and its two re-scores
+            assert rows[1]["run"] == "1" and rows[1]["label"] == "Deep"
+            assert rows[1]["π"] == "0.60"                 # the result as sampled
+            assert "re-scored" in rows[2]["family"]
+            assert rows[2]["model"] == "merge Viceroy into Monarch"
+            assert rows[2]["π"] == "1.00" and rows[3]["π"] == "0.60"
+            await pilot.press("space", "down", "space")
+            assert runs.cursor_row == 1
+            await pilot.press("c")
             text = str(app.screen.query_one("#compare", Static).render())
-            assert "same top answer: yes" in text
+            assert "same top answer: yes" in text and "butterflies" in text
             await pilot.press("enter")
             assert isinstance(app.screen, RunScreen) and app.screen.read_only
+            assert fam_mod.load(path).answers == saved.answers
 
     run(go())
 
@@ -329,7 +360,7 @@ def test_split_an_answer_back_out(isolated):
             await pilot.press("x")
             assert app.screen.__class__.__name__ == "SplitPicker"
             forms = app.screen.forms
-            await pilot.press(*["down"] * forms.index("Viceroy"), "enter")
+            await pilot.press(*["down"] * forms.index("Viceroy"), "enter", "y")
             await pilot.pause()
             assert rs.scored.scores.fr == 0.5
             saved = fam_mod.load(isolated / "families" / "b.toml")
@@ -448,7 +479,7 @@ def test_a_merge_keeps_edits_made_to_the_family_file_meanwhile(isolated):
             t.move_cursor(row=keys.index("Viceroy"))
             await pilot.press("space")
             t.move_cursor(row=keys.index("Monarch"))
-            await pilot.press("m")
+            await pilot.press("m", "y")
             await pilot.pause()
             saved = fam_mod.load(path)
             assert "Scenario 9: a new one?" in saved.framings
@@ -476,5 +507,68 @@ def test_a_past_run_opens_with_its_own_sample_count_and_thresholds(isolated):
             rs = app.screen
             assert "9/9 samples" in str(rs.query_one("#run-title", Static).render())
             assert rs.scored.scores.label == "shallow"
+
+    run(go())
+
+
+def test_the_run_view_shows_non_picks_and_never_crowns_an_echo(isolated):
+    """The default model's butterfly run used to read "Shallow, top: Butterfly ⊘"."""
+    shutil.copy(FAMILIES / "butterfly.toml", isolated / "families" / "butterfly.toml")
+    count = {"direct": 0}
+
+    def echo_mostly(prompt: str) -> str:
+        if prompt.startswith("Choose"):
+            count["direct"] += 1
+            return "Butterfly" if count["direct"] % 3 else "Monarch"
+        return "Butterfly" if "card" in prompt else "Monarch"
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(echo_mostly))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"), timeout=30)
+            await pilot.pause(0.3)
+            s = rs.scored.scores
+            assert s.top_answer == "Monarch" and s.dr == 1.0
+            assert s.n_direct == 10 and s.direct_nonpicks == 20
+            pi = str(rs.query_one("#pi", Static).render())
+            assert "top: Monarch" in pi
+            dr = str(rs.query_one("#dr", Static).render())
+            assert "10/10 picks" in dr and "20 ⊘" in dr
+            note = " ".join(str(w.render()) for w in rs.query(Static))
+            assert "verdict rests on 10 of 30 direct answers" in note
+
+    run(go())
+
+
+def test_answers_screen_suggests_merges_with_their_cosine(isolated):
+    """The embedding model only suggests; a suggestion becomes a merge through m and its
+    confirmation, like any other."""
+    fam = fam_mod.Family("v", "Choose a random object.", [f"Scenario {i}: which?" for i in range(4)])
+    fam_mod.save(fam, isolated / "families" / "v.toml")
+
+    def reply(prompt: str) -> str:
+        return "Car" if prompt.startswith("Choose") or "0" in prompt else (
+            "Automobile" if "1" in prompt else "Sofa")
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(reply))
+        async with app.run_test(size=(110, 40)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            await pilot.press("a")
+            screen = app.screen
+            await pilot.press("g")
+            await wait_until(pilot, lambda: screen.suggestions is not None, timeout=60)
+            assert [(a, b) for a, b, _ in screen.suggestions] == [("Car", "Automobile")]
+            text = str(screen.query_one("#answer-suggest", Static).render())
+            assert "Car ↔ Automobile" in text and "0.8" in text
+            assert rs.scored.scores.fr == 0.25          # nothing merged by suggesting
+            await pilot.press("g")                        # marks the pair for m
+            assert screen.marked == {"Car"} and screen.selected() == "Automobile"
 
     run(go())

@@ -58,7 +58,8 @@ def test_run_default_model_json_record_follows_from_stored_samples(butterfly_pat
     run = store.run(1)
     assert run.status == "finished" and run.model_hash.startswith("sha256:")
     assert run.settings["style"]["mode"] == "base" and len(run.settings["style"]["shots"]) == 3
-    assert run.probe_version and run.seed == 0
+    assert run.probe_version and run.seed is not None and run.settings["seed"] == run.seed
+    assert rec["seed"] == run.seed and run.ending == "finished" and run.samples_used == 42
 
 
 def test_same_seed_same_run_on_cpu(butterfly_path):

@@ -241,3 +241,33 @@ def test_import_names_files_without_repeating_the_id(isolated):
     assert out.exit_code == 0, out.output
     assert sorted(p.name for p in (isolated / "imported").iterdir()) == [
         "42-type-coffee.toml", "color.toml"]
+
+
+def test_export_shows_the_result_as_sampled_and_its_rescores(isolated):
+    from probe.family import Family
+    from probe.scoring import Response, rescore
+    from probe.store import Store
+
+    fam = Family("gems", "Choose a random gemstone.", [f"Scenario {i}?" for i in range(4)])
+    store = Store(isolated / "probe.db")
+    run_id = store.create_run(fam, model="m", backend="external", settings={}, seed=None)
+    from probe.store import SampleRow
+    rows = [("direct", i, "Diamond") for i in range(4)] + [
+        ("framed", i, "Emerald" if i % 2 else "Diamond") for i in range(4)]
+    for kind, idx, text in rows:
+        store.add_sample(SampleRow(run_id, kind, idx, "p", text, text, text, "new", False,
+                                   None, None))
+    scored = rescore(fam, [Response(k, i, t) for k, i, t in rows])
+    store.save_result(run_id, scored.scores)
+    store.set_status(run_id, "finished")
+    edited = Family(fam.name, fam.direct, fam.framings, {"Diamond": ["Emerald"]})
+    again = rescore(edited, [Response(k, i, t) for k, i, t in rows])
+    store.save_result(run_id, again.scores, kind="rescored", note="merge Emerald into Diamond",
+                      family=edited)
+    store.close()
+    sampled = json.loads(cli_run("export").output)
+    assert sampled["framed"]["fr"] == 0.5 and sampled["probe"]["result"]["kind"] == "sampled"
+    [re] = sampled["probe"]["rescored"]
+    assert re["fr"] == 1.0 and re["note"] == "merge Emerald into Diamond" and re["at"]
+    latest = json.loads(cli_run("export", "--result", "latest").output)
+    assert latest["framed"]["fr"] == 1.0 and latest["probe"]["result"]["version"] == 2

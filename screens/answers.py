@@ -1,0 +1,320 @@
+"""The answers screen: canonical answers with their surface forms and merge reasons;
+merge and split, each said in words and confirmed before it happens."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, OptionList, Static
+from textual.widgets.option_list import Option
+
+from probe import family as fam_mod
+from probe.answer_edits import merge, split
+from probe.errors import ProbeError
+from probe.family import Family
+from probe.paths import families_dir
+from screens.dialogs import Choice
+from screens.tables import cursor_key, fit_columns
+
+
+class AnswerEditing:
+    """The run view's side of merges and splits: where the change goes, and the re-score
+    it makes (a new result version; the result as sampled is never changed)."""
+
+
+    def edit_answers(self, edit, note: str, done) -> None:
+        """Merge or split: ask where the change goes, then re-score as a new result version.
+
+        ``edit(answers, earlier_edits)`` changes an answers table in place and returns a
+        record of the change. The run's result as sampled is never changed."""
+        if self.running:
+            self.notify("Wait for the run to end (or stop it with s) before changing answers.",
+                        severity="warning")
+            return
+        if self.run_id is None:
+            return
+        try:
+            path = self.family.path or fam_mod.path_for(self.family.name, families_dir())
+        except ProbeError:
+            path = None
+        exists = path is not None and path.exists()
+        lines = [f"[b]{escape(note[0].upper() + note[1:])}?[/b]",
+                 "The run's result as sampled is kept; the change adds a re-scored result "
+                 "beside it."]
+        if path is None:
+            choices = [("r", "re-score this run only")]
+        elif not exists:
+            lines.append(f"The family file {escape(str(path))} no longer exists.")
+            choices = [("r", "re-score this run only"), ("c", "recreate the file")]
+        elif self.read_only:
+            lines.append(f"This is a past run. Change the family file {escape(str(path))} "
+                         "too, so the next runs agree?")
+            choices = [("f", "change the file too"), ("r", "re-score this run only")]
+        else:
+            lines.append(f"Saved to {escape(str(path))} too, so the next runs agree.")
+            choices = [("y", "apply and save the file"), ("r", "this run only")]
+
+        def answer(choice: str | None) -> None:
+            if choice is not None and self._apply_edit(edit, note, path if choice in "ycf"
+                                                       else None):
+                done()
+
+        self.app.push_screen(Choice("\n".join(lines), choices), answer)
+
+    def _apply_edit(self, edit, note: str, path) -> bool:
+        store = self.app.store  # type: ignore[attr-defined]
+        earlier = store.answer_edits(self.family.name)
+        record = None
+        if path is not None:
+            # The file as it is now on disk, so edits made to it meanwhile are kept.
+            try:
+                on_disk = fam_mod.load(path) if path.exists() else \
+                    Family(self.family.name, self.family.direct, list(self.family.framings),
+                           {k: list(v) for k, v in self.family.answers.items()})
+                record = edit(on_disk.answers, earlier)
+                fam_mod.save(on_disk, path)
+            except (ProbeError, OSError) as exc:
+                self.notify(f"The family file was not changed: {exc}", severity="error",
+                            timeout=10)
+                return False
+        run_record = edit(self.family.answers, earlier)
+        self._reset_live()
+        scored = self.live.final()          # order-free, as the runner stores a result
+        version = store.save_result(
+            self.run_id, scored.scores, kind="rescored", note=note, family=self.family,
+            canonicals=[[r.kind, r.idx, m.canonical, m.reason] for r, m in scored.matches],
+            edit=record or run_record)
+        self._load_versions()
+        self.tick()
+        where = f" and saved to {path}" if path is not None else " (family file unchanged)"
+        self.notify(f"Re-scored as result v{version}{where}; the result as sampled is kept.")
+        return True
+
+
+class AnswersScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("space", "mark", "Mark"),
+        Binding("m", "merge", "Merge marked → selected"),
+        Binding("x", "split", "Split a surface form"),
+        Binding("g", "suggest", "Suggest merges"),
+        Binding("escape", "dismiss(None)", "Close"),
+    ]
+
+    def __init__(self, run_screen) -> None:
+        super().__init__()
+        self.run_screen = run_screen
+        self.marked: set[str] = set()
+        # Pairs (a, b, cosine) the embedding model finds close; None until asked for.
+        self.suggestions: list[tuple[str, str, float]] | None = None
+        self._next_suggestion = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="answers-box"):
+            yield Static("[b]Answers[/b]  space mark · m merge the marked answers into the "
+                         "one under the cursor · x split · g suggest merges · escape close",
+                         id="answers-help")
+            yield DataTable(id="answers", cursor_type="row")
+            yield Static("", id="answer-plan")
+            yield Static("", id="answer-suggest")
+            yield Static("", id="answer-detail")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#answers", DataTable)
+        table.add_column(" ", key="mark")
+        table.add_column("answer", key="answer")
+        table.add_column("direct", key="direct")
+        table.add_column("framed", key="framed")
+        table.add_column("surface forms", key="forms")
+        self.refresh_table()
+
+    def on_resize(self) -> None:
+        # The box is 95% of the screen, less its border and padding.
+        fit_columns(self.query_one("#answers", DataTable), int(self.size.width * 0.95) - 4,
+                    {"mark": 1, "direct": 6, "framed": 6}, {"answer": 1.0, "forms": 1.6})
+
+    def clusters(self) -> dict[str, dict]:
+        out: dict[str, dict] = {}
+        for r, m in self.run_screen.scored.matches:
+            if not m.canonical:
+                continue
+            c = out.setdefault(m.canonical, {"direct": 0, "framed": 0, "forms": {},
+                                             "nonpick": False})
+            c[r.kind] += 1
+            c["nonpick"] |= m.refusal
+            c["forms"].setdefault(m.answer, set()).add(m.reason)
+        return out
+
+    def refresh_table(self) -> None:
+        """Rebuild after a merge or split, keeping the cursor on the same answer."""
+        table = self.query_one("#answers", DataTable)
+        keep = self.selected()
+        table.clear()
+        clusters = self.clusters()
+        self.marked &= set(clusters)
+        for name, c in sorted(clusters.items(),
+                              key=lambda kv: -(kv[1]["direct"] + kv[1]["framed"])):
+            # Text cells: DataTable would parse a plain str as markup.
+            # ⊘: a refusal or an echo of the question — shown, never counted as a pick.
+            label = Text(name) + (Text(" ⊘", style="dim") if c["nonpick"] else Text(""))
+            table.add_row("●" if name in self.marked else " ", label, str(c["direct"]),
+                          str(c["framed"]), Text(", ".join(c["forms"])), key=name)
+        if keep in clusters:
+            table.move_cursor(row=table.get_row_index(keep))
+        self.show_detail()
+
+    def selected(self) -> str | None:
+        return cursor_key(self.query_one("#answers", DataTable))
+
+    @on(DataTable.RowHighlighted)
+    def show_detail(self) -> None:
+        name = self.selected()
+        detail = self.query_one("#answer-detail", Static)
+        self.show_plan()
+        if name is None:
+            detail.update("")
+            return
+        forms = self.clusters().get(name, {}).get("forms", {})
+        lines = [f"[b]{escape(name)}[/b] — surface forms and why they joined:"]
+        lines += [f"  {escape(form)}  [dim]{', '.join(sorted(reasons))}[/dim]"
+                  for form, reasons in forms.items()]
+        detail.update("\n".join(lines))
+
+    def show_plan(self) -> None:
+        """What m would do, before it does it."""
+        target = self.selected()
+        sources = sorted(self.marked - {target})
+        plan = self.query_one("#answer-plan", Static)
+        if sources and target:
+            plan.update(f"m merges [b]{escape(', '.join(sources))}[/b] into "
+                        f"[b]{escape(target)}[/b]")
+        else:
+            plan.update("[dim]nothing marked[/dim]" if not self.marked else
+                        "[dim]move to the answer to merge the marked ones into[/dim]")
+
+    def action_mark(self) -> None:
+        # The mark cell changes in place: the cursor stays where the user put it.
+        name = self.selected()
+        if name:
+            self.marked ^= {name}
+            self.query_one("#answers", DataTable).update_cell(
+                name, "mark", "●" if name in self.marked else " ")
+            self.show_plan()
+
+    def action_merge(self) -> None:
+        target = self.selected()
+        sources = sorted(self.marked - {target})
+        if not target or not sources:
+            self.notify("Mark answers with space, then move to the one to merge them into.",
+                        severity="warning")
+            return
+        clusters = self.clusters()
+        forms = {src: list(clusters.get(src, {}).get("forms", {})) for src in sources}
+
+        def edit(answers, _edits):
+            return merge(answers, target, forms)
+
+        def done() -> None:
+            self.marked.clear()
+            self.refresh_table()
+
+        self.run_screen.edit_answers(edit, f"merge {', '.join(sources)} into {target}", done)
+
+    def action_split(self) -> None:
+        name = self.selected()
+        forms = [f for f in self.clusters().get(name or "", {}).get("forms", {})
+                 if f.casefold() != (name or "").casefold()]
+        if not forms:
+            self.notify("This answer has only its own name as a surface form; nothing to "
+                        "split.")
+            return
+
+        def chosen(form: str | None) -> None:
+            if form:
+                self.run_screen.edit_answers(lambda answers, edits: split(answers, name, form,
+                                                                          edits),
+                                             f"split {form} out of {name}", self.refresh_table)
+
+        self.app.push_screen(SplitPicker(name, forms), chosen)
+
+
+    # -------------------------------------------------------------- suggestions
+
+    def action_suggest(self) -> None:
+        """First press: ask the embedding model which answers mean the same (a few seconds,
+        off the UI thread). Later presses: mark the next suggested pair for ``m`` — nothing
+        is merged without the usual confirmation."""
+        box = self.query_one("#answer-suggest", Static)
+        if self.suggestions is None:
+            box.update("[dim]looking for answers that mean the same (embedding model)…[/dim]")
+            names = list(self.clusters())
+            prompt = self.run_screen.family.direct
+            self.run_worker(lambda: self._compute_suggestions(names, prompt), thread=True,
+                            exclusive=True, group="suggest", exit_on_error=False)
+            return
+        current = set(self.clusters())
+        pairs = [p for p in self.suggestions if p[0] in current and p[1] in current]
+        if not pairs:
+            box.update("[dim]no merge suggestions left[/dim]")
+            return
+        a, b, cos = pairs[self._next_suggestion % len(pairs)]
+        self._next_suggestion += 1
+        self.marked = {a}
+        self.refresh_table()
+        table = self.query_one("#answers", DataTable)
+        table.move_cursor(row=table.get_row_index(b))
+        self._show_suggestions(pairs)
+
+    def _compute_suggestions(self, names: list[str], prompt: str) -> None:
+        try:
+            from probe.reference.suggest import suggest_merges
+
+            pairs = suggest_merges(names, prompt)
+        except ProbeError as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            self.app.call_from_thread(self.query_one("#answer-suggest", Static).update, "")
+            return
+        self.app.call_from_thread(self._suggestions_ready, pairs)
+
+    def _suggestions_ready(self, pairs: list[tuple[str, str, float]]) -> None:
+        self.suggestions = pairs
+        self._show_suggestions(pairs)
+
+    def _show_suggestions(self, pairs: list[tuple[str, str, float]]) -> None:
+        box = self.query_one("#answer-suggest", Static)
+        if not pairs:
+            box.update("[dim]no two answers here look alike to the embedding model[/dim]")
+            return
+        lines = ["[b]Suggested merges[/b] [dim](cosine; g marks the next pair, m merges "
+                 "it)[/dim]"]
+        lines += [f"  {escape(a)} ↔ {escape(b)}  [dim]{cos:.2f}[/dim]" for a, b, cos in pairs[:5]]
+        if len(pairs) > 5:
+            lines.append(f"  [dim]… {len(pairs) - 5} more[/dim]")
+        box.update("\n".join(lines))
+
+
+class SplitPicker(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, name: str, forms: list[str]):
+        super().__init__()
+        self.name_ = name
+        self.forms = forms
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(f"[b]Split which surface form out of {escape(self.name_)} into an "
+                         "answer of its own?[/b]")
+            yield OptionList(*[Option(escape(f), id=str(i)) for i, f in enumerate(self.forms)])
+            yield Static("[dim]enter to split · escape to cancel[/dim]")
+
+    @on(OptionList.OptionSelected)
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.forms[int(event.option.id)])
+
+
+__all__ = ["AnswerEditing", "AnswersScreen", "SplitPicker"]

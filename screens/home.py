@@ -1,0 +1,242 @@
+"""Home: the families with their last labels, the model and the run settings; the help
+and model-picker dialogs it opens."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from probe import family as fam_mod
+from probe.errors import ProbeError
+from probe.metrics import LABEL_TEXT
+from probe.paths import families_dir
+from probe.runner import RunSettings
+from screens.charts import ChartsScreen
+from screens.dialogs import SettingsScreen
+from screens.tables import cursor_key, fit_columns, move_to_key
+
+HELP = """\
+[b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
+
+[b]Home[/b]     r run · n new family · e edit · h history · m model · g charts · s run settings
+[b]Editor[/b]   ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a line
+[b]Run[/b]      s stop · u resume · k quick check · a answers · enter one reframing's sample
+[b]Answers[/b]  space mark · m merge the marked into the row under the cursor · x split
+[b]History[/b]  enter open · space mark · c compare two marked · / filter
+Everywhere: ? this help · ctrl+p command palette · escape back · q quit
+(leaving or quitting while a run samples asks first)
+"""
+
+
+class HelpScreen(ModalScreen):
+    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static(HELP, id="help-text")
+            yield Static("[dim]escape to close[/dim]")
+
+
+class ModelPicker(ModalScreen[str | None]):
+    """Models usable here, as `probe models` lists them."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, models: list[dict]) -> None:
+        super().__init__()
+        self.models = models
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker-box"):
+            yield Static("[b]Choose a model[/b]  (enter to load, escape to cancel)")
+            options = [Option(f"{m['engine']:<13} {m['name']}  [dim]{m['size'] / 1e6:,.0f} MB"
+                              f"[/dim]", id=str(i)) for i, m in enumerate(self.models)]
+            yield OptionList(*options, id="model-list")
+
+    @on(OptionList.OptionSelected)
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.models[int(event.option.id)]["spec"])
+
+
+class HomeScreen(Screen):
+    BINDINGS = [
+        Binding("r", "run", "Run"),
+        Binding("n", "new", "New"),
+        Binding("e", "edit", "Edit"),
+        Binding("h", "history", "History"),
+        Binding("m", "model", "Model"),
+        Binding("g", "charts", "Charts"),
+        Binding("s", "settings", "Settings"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="model-status")
+        yield Static("", id="settings-line")
+        yield DataTable(id="families", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="home-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#families", DataTable)
+        for key, label in (("family", "family"), ("framings", "framings"),
+                           ("prompt", "direct prompt"), ("label", "last label"),
+                           ("others", "other models")):
+            table.add_column(label, key=key)
+        self.refresh_families()
+        self.update_model_status()
+
+    def on_resize(self) -> None:
+        app = self.app
+        longest = max((len(f.name) for f in app.families.values()), default=6)
+        fit_columns(self.query_one("#families", DataTable), self.size.width,
+                    {"family": min(max(longest, 6) + 1, 24), "framings": 8, "label": 16},
+                    {"prompt": 1.3, "others": 1.0})
+
+    def on_screen_resume(self) -> None:
+        self.refresh_families()
+        self.update_model_status()
+
+    def refresh_families(self) -> None:
+        app = self.app
+        table = self.query_one("#families", DataTable)
+        # The cursor follows the family, not the row number: rows come and go as files do.
+        keep = cursor_key(table)
+        keep_row = table.cursor_row
+        table.clear()
+        labels = app.store.last_labels()
+        by_family: dict[str, list[str]] = {}
+        for (name, model), r in labels.items():
+            if model != app.model_display:
+                by_family.setdefault(name, []).append(f"{model}: {LABEL_TEXT[r['label']]}")
+
+        def label_cells(name: str) -> tuple[str, Text]:
+            last = labels.get((name, app.model_display))
+            here = f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—"
+            return here, Text(" · ".join(by_family.get(name, [])), style="dim")
+
+        app.families = {}
+        self.errors: dict[str, str] = {}
+        for path, fam in fam_mod.discover(families_dir()):
+            if isinstance(fam, ProbeError):
+                self.errors[str(path)] = str(fam)
+                table.add_row(Text(path.stem), "—", Text(str(fam), style="red"), "", "",
+                              key=str(path))
+                continue
+            app.families[str(path)] = fam
+            table.add_row(Text(fam.name), str(len(fam.framings)), Text(fam.direct),
+                          *label_cells(fam.name), key=str(path))
+        for name in app.store.family_names():
+            if not any(f.name == name for f in app.families.values()):
+                run = app.store.runs(family=name, limit=1)
+                fam = app.store.family(run[0]["family_id"]) if run else None
+                if fam:
+                    key = f"db:{name}"
+                    app.families[key] = fam
+                    table.add_row(Text(name) + Text(" (db)", style="dim"),
+                                  str(len(fam.framings)), Text(fam.direct), *label_cells(name),
+                                  key=key)
+        if table.row_count and not move_to_key(table, keep):
+            table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))
+        self.on_resize()
+        self.show_hint()
+
+    @on(DataTable.RowHighlighted, "#families")
+    def show_hint(self) -> None:
+        """Below the table: the whole error of a family file that does not load (its row
+        has room for the start only), or how to begin when there is nothing yet."""
+        table = self.query_one("#families", DataTable)
+        hint = self.query_one("#home-hint", Static)
+        error = getattr(self, "errors", {}).get(cursor_key(table) or "")
+        text = (f"[red]{escape(error)}[/red]" if error else "" if table.row_count else
+                f"No families in {escape(str(families_dir()))}/ yet: press n to write one.")
+        hint.update(text)
+        hint.display = bool(text)
+
+    def update_model_status(self) -> None:
+        app = self.app
+        self.query_one("#model-status", Static).update(app.model_status_text())
+        s = app.run_settings
+        seed = "fresh seed each run" if s.seed is None else f"seed {s.seed}"
+        extras = [x for x in ("base prompts" if s.base else "", "quick check" if s.quick
+                              else "", f"{s.rule} rule" if s.rule != "probe" else "") if x]
+        self.query_one("#settings-line", Static).update(
+            f" [dim]runs: {s.samples} direct samples · T {s.temperature:g} · {seed}"
+            f" · DR > {s.dr_threshold:g}, π > {s.pi_threshold:g}"
+            f"{' · ' + ' · '.join(extras) if extras else ''}  (s: settings)[/dim]")
+
+    def selected_family(self):
+        app = self.app
+        key = cursor_key(self.query_one("#families", DataTable))
+        return key, app.families.get(key) if key is not None else None
+
+    def fresh_family(self):
+        """The selected family as its file is now on disk (it may have been edited since
+        the list was drawn); an invalid file is an error, shown, not run."""
+        key, fam = self.selected_family()
+        if fam is None or key is None or key.startswith("db:"):
+            return fam
+        try:
+            return fam_mod.load(key)
+        except ProbeError as exc:
+            self.notify(str(exc), title="The family file has an error", severity="error",
+                        timeout=10)
+            self.refresh_families()
+            return None
+
+    def action_run(self) -> None:
+        key, fam = self.selected_family()
+        if fam is None:
+            self.notify("Select a family that loads without errors first.", severity="warning")
+            return
+        fam = self.fresh_family()
+        if fam is not None:
+            self.app.open_run(fam)  # type: ignore[attr-defined]
+
+    def action_settings(self) -> None:
+        app = self.app
+
+        def chosen(settings: RunSettings | None) -> None:
+            if settings is not None:
+                app.run_settings = settings
+                self.update_model_status()
+
+        app.push_screen(SettingsScreen(app.run_settings), chosen)
+
+    def action_new(self) -> None:
+        from screens.editor import EditorScreen
+
+        self.app.push_screen(EditorScreen(None))
+
+    def action_edit(self) -> None:
+        from screens.editor import EditorScreen
+
+        key, fam = self.selected_family()
+        if fam is None:
+            self.notify("Nothing to edit: select a family.", severity="warning")
+            return
+        fam = self.fresh_family()
+        if fam is not None:
+            self.app.push_screen(EditorScreen(fam))
+
+    def action_history(self) -> None:
+        from screens.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen())
+
+    def action_model(self) -> None:
+        self.app.action_pick_model()  # type: ignore[attr-defined]
+
+    def action_charts(self) -> None:
+        self.app.push_screen(ChartsScreen())
+
+    @on(DataTable.RowSelected, "#families")
+    def row_chosen(self) -> None:
+        self.action_run()

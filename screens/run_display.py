@@ -1,0 +1,178 @@
+"""What the run view draws: the stat boxes, the badge, the distributions, the reframings
+table and the result versions; refreshed from a timer, never per sample."""
+
+from __future__ import annotations
+
+import time
+
+from rich.markup import escape
+from rich.text import Text
+from textual.widgets import DataTable, Static
+
+from probe.metrics import LABEL_TEXT, AnswerCount, Scores
+from probe.report import bar, floor_percent
+
+BADGE_CLASS = {"deep": "deep", "shallow": "shallow", "non_bias": "nonbias"}
+ACTIVE = ("starting", "running", "stopping")
+
+
+def sure_text(p_label: float) -> str:
+    """The label's probability, floored: a label short of settled (95%) never reads 95%."""
+    return f"{floor_percent(p_label)} sure"
+
+
+def when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+
+
+def _fmt_rate(name: str, value: float, hits: int, n: int, ci: tuple[float, float],
+              nonpicks: int = 0) -> str:
+    # The denominator is the side's picks; non-picks are counted beside it, never in it.
+    aside = f" [dim]· {nonpicks} ⊘[/dim]" if nonpicks else ""
+    if n == 0:
+        return f"[b]{name}[/b]\n[dim]—[/dim]{aside}\n[dim]no picks[/dim]"
+    return (f"[b]{name}[/b]  {value:.2f}\n{hits}/{n} picks{aside}\n"
+            f"[dim]95% CI {ci[0]:.2f}–{ci[1]:.2f}[/dim]")
+
+
+def render_distribution(title: str, items: list[AnswerCount], top: str | None,
+                        limit: int = 8, width: int = 14) -> Text:
+    text = Text(f"{title}\n", style="bold")
+    if not items:
+        text.append("(no answers yet)", style="dim")
+        return text
+    name_w = min(max(len(a.answer) for a in items[:limit]), 22)
+    for ac in items[:limit]:
+        style = "bold reverse" if ac.answer == top else ""
+        text.append(f"{ac.answer[:name_w]:<{name_w}}", style=style)
+        text.append(" " + bar(ac.rate, width), style="green" if ac.answer == top else "cyan")
+        text.append(f" {ac.count:>2}")
+        if ac.refusal:
+            text.append(" ⊘", style="dim")
+        text.append("\n")
+    if len(items) > limit:
+        text.append(f"… {len(items) - limit} more", style="dim")
+    return text
+
+
+class RunDisplay:
+    """The run screen's drawing; the screen holds the state it draws."""
+
+    def tick(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        # While samples arrive the view refines one answer at a time; once the run stops it
+        # shows the order-free scores the run keeps.
+        settled = self.state not in ACTIVE
+        self.scored = (self.live.final() if settled else self.live.scored()) \
+            if self.responses else None
+        s = self.scored.scores if self.scored else None
+        planned = len(self.family.framings) + self.settings.samples
+        mode = " [dim](read-only)[/dim]" if self.read_only else ""
+        quick = "   [b]quick check on[/b]" if self.quick_on and self.state in ACTIVE else ""
+        seed = f"seed {self.seed}" if self.seed is not None else "seed …"
+        model = self.app.model_display  # type: ignore[attr-defined]
+        if self.run_id is not None and (self.read_only or self.state not in ACTIVE):
+            model = self.app.store.run(self.run_id).model  # type: ignore[attr-defined]
+        self.query_one("#run-title", Static).update(
+            f" [b]{escape(self.family.name)}[/b] on {escape(model)}"
+            f"   run {self.run_id or '…'} · {seed}   {len(self.responses)}/{planned} samples"
+            f"   [i]{self.state.replace(' (quick check settled)', ' · quick check')}[/i]"
+            f"{mode}{quick}\n [dim]{escape(self.family.direct)}[/dim]")
+        versions = self.query_one("#run-versions", Static)
+        versions.update(self._versions_text())
+        versions.display = len(self.versions) > 1
+        self._update_stats(s)
+        self._update_table()
+
+    def set_verdict_note(self, text: str) -> None:
+        """The line under the badge for what qualifies the verdict (e.g. too few picks on a
+        side); hidden while empty."""
+        note = self.query_one("#verdict-note", Static)
+        note.update(text)
+        note.display = bool(text)
+
+    def _versions_text(self) -> str:
+        """With re-scores: the result shown (the latest) and the one as sampled."""
+        if len(self.versions) < 2:
+            return ""
+
+        def line(v: dict) -> str:
+            what = "as sampled" if v["kind"] == "sampled" else \
+                f"re-scored ({escape(v['note'] or '')})"
+            return (f"v{v['version']} {when(v['created_at'])} {what}: "
+                    f"{LABEL_TEXT[v['label']]} π {v['pi']:.2f}")
+
+        more = len(self.versions) - 2
+        return (f" [b]shown:[/b] {line(self.versions[-1])}\n [dim]original: "
+                f"{line(self.versions[0])}"
+                + (f" · {more} more in History" if more else "") + "[/dim]")
+
+    def _update_stats(self, s: Scores | None) -> None:
+        if s is None:
+            for wid in ("#dr", "#fr", "#pi"):
+                self.query_one(wid, Static).update("[dim]waiting for samples…[/dim]")
+            self.query_one("#badge", Static).update("")
+            return
+        self.query_one("#dr", Static).update(_fmt_rate("DR", s.dr, s.dr_hits, s.n_direct,
+                                                       s.dr_interval, s.direct_nonpicks))
+        self.query_one("#fr", Static).update(_fmt_rate("FR", s.fr, s.fr_hits, s.n_framed,
+                                                       s.fr_interval, s.framed_nonpicks))
+        self.query_one("#pi", Static).update(f"[b]π[/b]  {s.pi:.2f}\n"
+                                             f"top: {escape(s.top_answer or 'no answer')}")
+        badge = self.query_one("#badge", Static)
+        # While sampling an unsure label is still settling; once sampling stops it stays
+        # unsettled (more samples could change it).
+        settling = "" if s.settled else (
+            "\nsettling" if self.state in ("running", "starting", "stopping") else "\nunsettled")
+        badge.update(f"{LABEL_TEXT[s.label]}{settling}\n{sure_text(s.p_label)}")
+        for cls in BADGE_CLASS.values():
+            badge.remove_class(cls)
+        badge.add_class(BADGE_CLASS[s.label])
+        badge.set_class(not s.settled, "settling")
+        note = (f"picks: direct {s.n_direct}/{s.direct_total}, "
+                f"framed {s.n_framed}/{s.framed_total}")
+        if s.reason:
+            note += f" · {escape(s.reason)}"
+        if s.warning:
+            note = f"[yellow]⚠ {escape(s.warning)}[/yellow]"
+        self.set_verdict_note(note if s.direct_total or s.framed_total else "")
+        # A small terminal keeps room for the reframings table.
+        limit = 3 if self.size.height < 30 else 8
+        self.query_one("#direct-dist", Static).update(
+            render_distribution("Direct answers (⊘ not a pick)", s.direct_distribution,
+                                s.top_answer, limit))
+        self.query_one("#framed-dist", Static).update(
+            render_distribution("Framed answers", s.framed_distribution, s.top_answer, limit))
+
+    def _update_table(self) -> None:
+        # Rows are created once; a tick rewrites only the cells whose text changed, so a
+        # refresh costs little however often samples arrive.
+        table = self.query_one("#framings", DataTable)
+        framed = {}
+        top = None
+        if self.scored:
+            top = self.scored.scores.top_answer
+            framed = {r.idx: m for r, m in self.scored.matches if r.kind == "framed"}
+        if table.row_count != len(self.family.framings):
+            table.clear()
+            for i, scenario in enumerate(self.family.framings):
+                table.add_row(str(i + 1), Text("…", style="dim"), "", "", Text(scenario),
+                              key=str(i))
+            self._cells: dict[int, tuple] = {}
+        for i in range(len(self.family.framings)):
+            m = framed.get(i)
+            if m is None:
+                continue
+            hit = m.canonical == top and bool(top) and not m.refusal
+            values = (m.canonical or "(empty)", hit, m.reason, m.refusal)
+            if self._cells.get(i) == values:
+                continue
+            self._cells[i] = values
+            table.update_cell(str(i), "answer", Text(values[0], style="" if m.canonical
+                                                     else "dim"))
+            table.update_cell(str(i), "top", Text("✓" if hit else "✗",
+                                                  style="green" if hit else "red"))
+            table.update_cell(str(i), "why", Text(m.reason + (" · not a pick" if m.refusal
+                                                              else ""), style="dim"))

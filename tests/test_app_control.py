@@ -1,0 +1,442 @@
+"""The app as an instrument: what a new user hit (issue 10), each driven through the Pilot."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import threading
+
+from textual.widgets import DataTable, Input, Static, TextArea
+
+from conftest import FAMILIES
+from probe import family as fam_mod
+from probe.backends.fake import FakeBackend
+from probe.runner import Runner, RunSettings
+from screens.app import HomeScreen, make_app
+from screens.history import HistoryScreen
+from screens.run_view import RunScreen, sure_text
+from test_app import answer_by_prompt, make, wait_until
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def family_rows(app) -> list[str]:
+    table = app.screen.query_one("#families", DataTable)
+    return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+
+def select(app, name: str) -> None:
+    table = app.screen.query_one("#families", DataTable)
+    table.move_cursor(row=family_rows(app).index(name))
+
+
+def small_family(path, name="b", n=4):
+    fam_mod.save(fam_mod.Family(name, "Choose a random popular butterfly.",
+                                [f"Scenario {i}: which?" for i in range(n)]), path)
+
+
+def test_a_run_reads_the_family_file_as_it_is_now(isolated):
+    path = isolated / "families" / "b.toml"
+    small_family(path)
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            fam = fam_mod.load(path)
+            fam.framings.append("Scenario 8: one more?")
+            fam_mod.save(fam, path)                    # edited on disk, Home still open
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            assert len(rs.family.framings) == 5
+            await pilot.press("escape")
+            path.write_text('direct = "x"\nframings = []\n')     # now invalid on disk
+            await pilot.press("r")
+            assert isinstance(app.screen, HomeScreen)            # no run
+            assert any("framings" in str(n.message) for n in app._notifications)
+            assert len(app.store.runs()) == 1
+
+    run(go())
+
+
+def test_home_selection_follows_the_family_not_the_row(isolated):
+    for name in ("a", "b", "c"):
+        small_family(isolated / "families" / f"{name}.toml", name)
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            select(app, "b")
+            (isolated / "families" / "a.toml").unlink()
+            app.screen.refresh_families()
+            await pilot.press("r")
+            rs = app.screen
+            assert isinstance(rs, RunScreen) and rs.family.name == "b"
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+
+    run(go())
+
+
+def test_r_while_the_model_loads_runs_once_it_is_ready(isolated):
+    small_family(isolated / "families" / "b.toml")
+    gate = threading.Event()
+
+    def factory(spec):
+        gate.wait(10)
+        return FakeBackend(answer_by_prompt), "fake-model"
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db", backend_factory=factory)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("r")
+            assert isinstance(app.screen, HomeScreen)
+            status = str(app.screen.query_one("#model-status", Static).render())
+            assert "waiting for model" in status and "b" in status
+            gate.set()
+            await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+            await wait_until(pilot, lambda: app.screen.state.startswith("finished"))
+
+    run(go())
+
+
+def test_escape_and_q_during_a_run_ask_first(isolated):
+    small_family(isolated / "families" / "b.toml", n=30)
+
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch", delay=0.05))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: len(rs.responses) >= 2)
+            await pilot.press("escape")
+            assert app.screen.__class__.__name__ == "Choice"
+            await pilot.press("escape")                     # stay
+            assert app.screen is rs and rs.state == "running"
+            await pilot.press("q")
+            assert app.screen.__class__.__name__ == "Choice"
+            await pilot.press("escape")
+            assert app.screen is rs and rs.state == "running" and app.is_running
+            await pilot.press("escape", "s")                # stop and go back
+            assert isinstance(app.screen, HomeScreen)
+            await wait_until(pilot, lambda: app.store.run(rs.run_id).status == "cancelled")
+
+    run(go())
+
+
+def test_seed_ending_and_samples_are_shown(isolated):
+    async def go():
+        app = make(isolated, autoload=False)
+        fam = fam_mod.Family("b", "Choose a random popular butterfly.",
+                             [f"Scenario {i}: which?" for i in range(30)])
+        backend = FakeBackend("Monarch")
+        backend.load()
+        r = Runner(app.store, backend)
+        quick = r.execute(r.create(fam, RunSettings(samples=30, quick=True, seed=11),
+                                   "fake-model"))
+        async with app.run_test(size=(160, 45)) as pilot:
+            await pilot.press("h")
+            assert isinstance(app.screen, HistoryScreen)
+            row = [str(c) for c in app.screen.query_one("#runs", DataTable).get_row_at(0)]
+            assert row[4] == "quick check" and row[6] == "11"
+            assert row[5] == f"{quick.samples_used}/60"
+            await pilot.press("enter")
+            title = str(app.screen.query_one("#run-title", Static).render())
+            assert "seed 11" in title and "quick check" in title
+
+    run(go())
+
+
+def test_the_badge_never_rounds_up_to_settled():
+    assert sure_text(0.9487) == "94% sure"
+    assert sure_text(0.95) == "95% sure"
+    assert sure_text(0.999) == "99% sure"
+
+
+def test_run_settings_dialog_sets_the_next_run(isolated):
+    small_family(isolated / "families" / "b.toml")
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("s")
+            dialog = app.screen
+            assert dialog.__class__.__name__ == "SettingsScreen"
+            dialog.query_one("#set-samples", Input).value = "x"
+            await pilot.press("ctrl+s")
+            assert app.screen is dialog and "not a number" in str(
+                dialog.query_one("#settings-error", Static).render())
+            dialog.query_one("#set-samples", Input).value = "0"
+            await pilot.press("ctrl+s")
+            assert "Direct samples (N) must be at least 1" in str(
+                dialog.query_one("#settings-error", Static).render())
+            dialog.query_one("#set-samples", Input).value = "6"
+            dialog.query_one("#set-seed", Input).value = "42"
+            dialog.query_one("#set-pi_threshold", Input).value = "0.7"
+            await pilot.press("ctrl+s")
+            assert isinstance(app.screen, HomeScreen)
+            assert "6 direct samples" in str(app.screen.query_one("#settings-line",
+                                                                   Static).render())
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            stored = app.store.run(rs.run_id)
+            assert stored.seed == 42 and stored.settings["samples"] == 6
+            assert stored.settings["pi_threshold"] == 0.7 and stored.settings["rule"] == "probe"
+            assert len(app.store.samples(rs.run_id)) == 10
+
+    run(go())
+
+
+def test_reframing_columns_use_the_width_and_enter_shows_the_sample(isolated):
+    fam_mod.save(fam_mod.Family("g", "Choose a random gemstone.",
+                                [f"Scenario {i}: which gemstone?" for i in range(3)]),
+                 isolated / "families" / "g.toml")
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(lambda p: "Grapefruit tourmaline"))
+        async with app.run_test(size=(160, 45)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            await pilot.pause(0.3)
+            table = rs.query_one("#framings", DataTable)
+            assert table.columns["answer"].width >= len("Grapefruit tourmaline")
+            assert table.columns["why"].width >= len("exact")
+            table.focus()
+            await pilot.press("enter")
+            assert app.screen.__class__.__name__ == "SampleDetail"
+            text = " ".join(str(w.render()) for w in app.screen.query(Static))
+            assert "Prompt sent" in text and "Q: Scenario 0" in text or "Scenario 0" in text
+            assert "Raw response" in text and "Extracted answer" in text and "Why" in text
+
+    run(go())
+
+
+def test_k_again_and_again_adds_no_toasts(isolated):
+    small_family(isolated / "families" / "b.toml", n=30)
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(lambda p: "Monarch" if p.startswith("C")
+                                                 else "Viceroy", delay=0.3))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            app.clear_notifications()
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state == "running")
+            await pilot.press(*["k"] * 9)
+            await pilot.pause()
+            assert len(app._notifications) == 0
+            assert "quick check on" in str(rs.query_one("#run-title", Static).render())
+            rs.action_stop()
+            await wait_until(pilot, lambda: rs.state == "cancelled")
+            await pilot.press(*["k"] * 6)            # not sampling: one message, not six
+            await pilot.pause()
+            assert len(app._notifications) == 1
+
+    run(go())
+
+
+def test_history_filter_enter_moves_to_the_table_and_compare_names_both(isolated):
+    async def go():
+        app = make(isolated, autoload=False)
+        backend = FakeBackend("Luna")
+        backend.load()
+        for name, model in (("moths", "some-model-with-a-long-name-q4_k_m"),
+                            ("bees", "another-model-with-a-long-name-q8_0")):
+            fam = fam_mod.Family(name, "Choose a random moth.", ["Scenario 1: which moth?"])
+            r = Runner(app.store, backend)
+            r.execute(r.create(fam, RunSettings(samples=2), model))
+        async with app.run_test(size=(160, 45)) as pilot:
+            await pilot.press("h", "slash", "m", "enter")
+            runs = app.screen.query_one("#runs", DataTable)
+            assert runs.has_focus
+            app.screen.query_one("#filter", Input).value = ""
+            await pilot.pause()
+            runs.focus()
+            await pilot.press("space", "down", "space", "c")
+            text = str(app.screen.query_one("#compare", Static).render())
+            assert "bees vs moths" in text
+            assert "some-model-with-a-long-name-q4_k_m" in text
+            assert "another-model-with-a-long-name-q8_0" in text
+
+    run(go())
+
+
+def test_palette_entries_are_not_repeated(isolated):
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            commands = list(app.get_system_commands(app.screen))
+            titles = [c.title for c in commands]
+            assert titles.count("Charts") == 1 and titles.count("Run") == 1
+            assert all(c.title not in c.help for c in commands if c.title == "Run")
+
+    run(go())
+
+
+def test_a_unicode_family_name_is_saved(isolated):
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("n")
+            ed = app.screen
+            ed.query_one("#name", Input).value = "früchte"
+            ed.query_one("#direct", Input).value = "Choose a random fruit."
+            ed.query_one("#framings", TextArea).text = "Which fruit for the bowl?"
+            await pilot.pause()
+            assert "valid" in str(ed.query_one("#validation", Static).render())
+            await pilot.press("ctrl+s")
+            assert fam_mod.load(isolated / "families" / "früchte.toml").name == "früchte"
+            ed.query_one("#name", Input).value = "../evil"
+            await pilot.pause()
+            assert "not allowed" in str(ed.query_one("#validation", Static).render())
+
+    run(go())
+
+
+def test_a_missing_model_file_is_named(isolated):
+    async def go():
+        app = make_app(db_path=isolated / "probe.db", model="/nonexistent.gguf")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "failed")
+            status = str(app.screen.query_one("#model-status", Static).render())
+            assert "/nonexistent.gguf" in status and "default model" not in status
+            assert any("does not exist" in str(n.message) for n in app._notifications)
+
+    run(go())
+
+
+def test_home_columns_fit_and_other_models_keep_their_names(isolated):
+    small_family(isolated / "families" / "b.toml")
+    (isolated / "families" / "broken.toml").write_text(
+        'direct = "x"\nframings = ["a"]\nnonsense = "' + "very long error " * 20 + '"\n')
+
+    async def go():
+        app = make(isolated, autoload=False)
+        backend = FakeBackend(answer_by_prompt)
+        backend.load()
+        r = Runner(app.store, backend)
+        r.execute(r.create(fam_mod.load(isolated / "families" / "b.toml"),
+                           RunSettings(samples=3), "gemma-3-270m-q4_k_m"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            table = app.screen.query_one("#families", DataTable)
+            widths = {k.value: c.get_render_width(table) for k, c in table.columns.items()}
+            assert sum(widths.values()) <= 100
+            assert widths["label"] >= len("Non-bias  π 0.43") + 2
+            cell = str(table.get_row_at(family_rows(app).index("b"))[4])
+            assert "gemma-3-270m-q4_k_m: Deep" in cell
+            select(app, "broken")
+            await pilot.pause()
+            hint = str(app.screen.query_one("#home-hint", Static).render())
+            assert "unknown key 'nonsense'" in hint
+
+    run(go())
+
+
+def test_editor_at_80x24_scrolls_to_the_answers_and_dialogs_fit(isolated):
+    shutil.copy(FAMILIES / "tea.toml", isolated / "families" / "tea.toml")
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("e")
+            ed = app.screen
+            answers = ed.query_one("#answers", TextArea)
+            answers.focus()
+            await wait_until(pilot, lambda: answers.region.height > 0
+                             and answers.region.bottom <= 23)       # above the footer
+            assert ed.query_one("#validation", Static).region.bottom <= 24
+            assert not answers.soft_wrap
+            answers.insert("\nx")
+            await pilot.press("escape")
+            box = app.screen.query_one(".dialog")
+            assert box.region.height < 12
+
+    run(go())
+
+
+def gem_run(app, isolated):
+    """A finished past run of a gemstone family (Diamond direct; Emerald on odd framings)."""
+    path = isolated / "families" / "gemstone.toml"
+    fam_mod.save(fam_mod.Family("gemstone", "Choose a random gemstone.",
+                                [f"Scenario {i}: which gem?" for i in range(4)],
+                                {"Emerald": ["Smaragd"]}), path)
+    backend = FakeBackend(lambda p: "Diamond" if p.startswith("Choose") or
+                          int(p.split()[1].rstrip(":")) % 2 == 0 else "emerald")
+    backend.load()
+    r = Runner(app.store, backend)
+    r.execute(r.create(fam_mod.load(path), RunSettings(samples=4), "fake-model"))
+    return path
+
+
+async def open_answers_of_run_1(app, pilot):
+    await pilot.press("h", "enter")
+    rs = app.screen
+    assert isinstance(rs, RunScreen) and rs.read_only
+    await pilot.press("a")
+    return rs, app.screen.query_one("#answers", DataTable)
+
+
+def test_merge_then_split_in_a_past_run_leaves_a_file_that_loads(isolated):
+    async def go():
+        app = make(isolated, autoload=False)
+        path = gem_run(app, isolated)
+        before = path.read_text()
+        original = app.store.result_versions(1)
+        async with app.run_test(size=(120, 36)) as pilot:
+            rs, t = await open_answers_of_run_1(app, pilot)
+            t.move_cursor(row=t.get_row_index("Emerald"))
+            await pilot.press("space")
+            t.move_cursor(row=t.get_row_index("Diamond"))
+            await pilot.press("m")
+            question = str(app.screen.query_one("#question").render())
+            assert "past run" in question and "Change the family file" in question
+            await pilot.press("f")
+            await pilot.pause()
+            assert "Smaragd" in fam_mod.load(path).answers["Diamond"]
+            t.move_cursor(row=t.get_row_index("Diamond"))
+            await pilot.press("x")
+            forms = app.screen.forms
+            await pilot.press(*["down"] * forms.index("emerald"), "enter", "f")
+            await pilot.pause()
+            assert fam_mod.load(path).answers == {"Emerald": ["Smaragd"]}
+            assert path.read_text() == before
+            versions = app.store.result_versions(1)
+            assert versions[0] == original[0] and len(versions) == 3
+            assert app.store.family(app.store.run(1).family_id).answers == {
+                "Emerald": ["Smaragd"]}                 # the run's snapshot as sampled
+
+    run(go())
+
+
+def test_a_past_run_never_recreates_a_deleted_family_file_silently(isolated):
+    async def go():
+        app = make(isolated, autoload=False)
+        path = gem_run(app, isolated)
+        path.unlink()
+        async with app.run_test(size=(120, 36)) as pilot:
+            rs, t = await open_answers_of_run_1(app, pilot)
+            t.move_cursor(row=t.get_row_index("Emerald"))
+            await pilot.press("space")
+            t.move_cursor(row=t.get_row_index("Diamond"))
+            await pilot.press("m")
+            assert "no longer exists" in str(app.screen.query_one("#question").render())
+            await pilot.press("r")
+            await pilot.pause()
+            assert not path.exists()
+            assert rs.scored.scores.fr == 1.0
+            assert [v["kind"] for v in app.store.result_versions(1)] == ["sampled", "rescored"]
+
+    run(go())
