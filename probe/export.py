@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from probe.atomic import ensure_folder, write_atomic
 from probe.errors import BadInput
 from probe.family import Family
 from probe.matching import extract, normalise
@@ -183,33 +184,6 @@ def check_target(target: Path, db_path: str | Path) -> None:
         raise BadInput(f"--out {target}: is a folder.")
 
 
-def write_atomic(target: Path, chunks: Iterable[str]) -> None:
-    """Write through a temporary file created exclusively beside ``target``, then rename:
-    a crash or a full disk never leaves half a file, and a link at the temporary name is
-    never followed."""
-    import tempfile
-
-    from probe.errors import RunFailed
-
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise RunFailed(f"cannot write {target}: {exc.strerror or exc}.") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for chunk in chunks:
-                fh.write(chunk)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise RunFailed(f"cannot write {target}: {exc.strerror or exc}.") from None
-
-
 def export_to(store: Store, db_path: str | Path, run_ids: list[int], model: str | None,
               out: Path | None, stdout, latest: bool = False) -> list[tuple[Path | None, int]]:
     """Write the records, one file per model; returns (file or None for stdout, count)."""
@@ -230,16 +204,13 @@ def export_to(store: Store, db_path: str | Path, run_ids: list[int], model: str 
             stdout.flush()
             return [(None, len(records))]
         check_target(out, db_path)
-        write_atomic(out, lines(records))
+        write_atomic(out, "".join(lines(records)), "export file")
         return [(out, len(records))]
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BadInput(f"--out {out}: cannot create the folder ({exc.strerror}).") from None
+    ensure_folder(out)
     written = []
     for name, records in sorted(groups.items()):
         target = out / model_file_name(name)
         check_target(target, db_path)
-        write_atomic(target, lines(records))
+        write_atomic(target, "".join(lines(records)), "export file")
         written.append((target, len(records)))
     return written

@@ -223,7 +223,7 @@ def test_export_failures_are_one_sentence(one_run, isolated):
     out = subprocess.run([sys.executable, "-m", "probe", "export", "--out",
                           "/proc/probe-export.jsonl"], capture_output=True, text=True,
                          timeout=120)
-    assert out.returncode == 1 and out.stderr.startswith("probe: cannot write")
+    assert out.returncode == 2 and out.stderr.startswith("probe: /proc/probe-export.jsonl")
     assert len(out.stderr.strip().splitlines()) == 1
     # A reader that closes the pipe at once.
     proc = subprocess.Popen([sys.executable, "-m", "probe", "export"], stdout=subprocess.PIPE,
