@@ -312,7 +312,7 @@ def compare(model_a, model_b, as_json, db_path) -> None:
     from probe.analysis import compare_models, render_compare
     from probe.store import Store
 
-    result = compare_models(Store(db_path), model_a, model_b)
+    result = compare_models(Store(db_path, must_exist=True), model_a, model_b)
     click.echo(json.dumps(result) if as_json else render_compare(result))
 
 
@@ -328,7 +328,7 @@ def thresholds(model, reference, as_json, db_path) -> None:
     from probe.store import Store
 
     rule = "reference" if reference else "probe"
-    rows, n = threshold_table(Store(db_path), model, rule)
+    rows, n = threshold_table(Store(db_path, must_exist=True), model, rule)
     if as_json:
         click.echo(json.dumps([{"t": t, "rule": rule, **share} for t, share in rows]))
     else:
@@ -373,7 +373,7 @@ def export(run_ids, model, fmt, out, which, db_path) -> None:
     if out:
         refuse_database(Path(out), db_path)
     try:
-        written = export_to(Store(db_path), db_path, list(run_ids), model,
+        written = export_to(Store(db_path, must_exist=True), db_path, list(run_ids), model,
                             Path(out) if out else None, sys.stdout, which == "latest")
     except BrokenPipeError:
         # The reader went away (``| head``): say so once; stdout cannot be flushed again.
@@ -415,7 +415,7 @@ def report(out, models, formats, dpi, family, run_id, model_a, model_b, annotate
 
     req = ReportRequest(Path(out), tuple(models), parse_formats(formats), dpi, family,
                         run_id, model_a, model_b, annotate)
-    result = write_report(Store(db_path), req)
+    result = write_report(Store(db_path, must_exist=True), req)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     for p in result.written:

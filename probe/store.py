@@ -267,9 +267,14 @@ class SampleRow:
 class Store:
     """A probe database. Thread-safe: the app's worker and UI share one."""
 
-    def __init__(self, path: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, must_exist: bool = False):
+        """``must_exist``: a command that only reads (export, compare, report…) refuses a
+        missing database rather than leaving a new empty one behind."""
         self.path = Path(path) if path is not None else default_db_path()
         memory = str(self.path) == ":memory:"
+        if must_exist and not memory and not self.path.exists():
+            raise BadInput(f"no database at {self.path}: nothing has been run or scored "
+                           "there yet.")
         if not memory:
             check_file(self.path)
             if not self.path.parent.exists():

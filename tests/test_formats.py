@@ -271,3 +271,11 @@ def test_export_shows_the_result_as_sampled_and_its_rescores(isolated):
     assert re["fr"] == 1.0 and re["note"] == "merge Emerald into Diamond" and re["at"]
     latest = json.loads(cli_run("export", "--result", "latest").output)
     assert latest["framed"]["fr"] == 1.0 and latest["probe"]["result"]["version"] == 2
+
+
+@pytest.mark.parametrize("args", [["export"], ["thresholds"], ["compare", "--a", "x", "--b", "y"],
+                                  ["report", "--out", "rep"]])
+def test_reading_commands_never_create_a_database(isolated, args):
+    out = cli_run(*args, "--db", str(isolated / "missing.db"))
+    assert out.exit_code == 2 and "no database at" in out.output
+    assert not (isolated / "missing.db").exists()

@@ -125,6 +125,9 @@ def test_report_bad_input_is_one_sentence(two_models, isolated, args, says):
 
 
 def test_report_on_an_empty_database(isolated):
+    from probe.store import Store
+
+    Store(isolated / "probe.db").close()           # a database with no runs in it
     result = cli_run("report", "--out", str(isolated / "x"))
     assert result.exit_code == 2 and "no finished runs to chart" in result.output
 
