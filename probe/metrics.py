@@ -155,8 +155,13 @@ class Scores:
 
     @property
     def reason(self) -> str | None:
-        """Why the label is what it is when no rate can say: no direct pick at all."""
-        return "no answer" if self.top_answer is None else None
+        """Why the label is what it is when a rate has nothing to stand on: no direct pick
+        at all ("no answer"), or a top answer but no framed pick to test it against."""
+        if self.top_answer is None:
+            return "no answer"
+        if self.n_framed == 0:
+            return "no framed answer"
+        return None
 
     @property
     def warning(self) -> str | None:

@@ -5,7 +5,10 @@ import json
 import pytest
 
 from conftest import DATA
-from probe.matching import Canonicalizer, extract, is_refusal, normalise, same_answer
+from probe.family import Family
+from probe.matching import (Canonicalizer, cluster_answers, extract, is_refusal, normalise,
+                            same_answer)
+from probe.scoring import Response, rescore
 
 
 def _pairs(name):
@@ -288,3 +291,42 @@ def test_an_option_the_prompt_lists_is_a_pick_not_an_echo_or_refusal(prompt, tex
 def test_non_choice_words_are_refusals_when_the_prompt_does_not_offer_them():
     assert Canonicalizer("Choose a random popular butterfly").add("Yes").nonpick == "refusal"
     assert Canonicalizer("Cats or dogs?").add("Neither").nonpick == "refusal"
+
+
+# ----------------------------------------- found by an outside known-answer check
+
+@pytest.mark.parametrize("hedge", [
+    "That's a matter of personal preference.", "It's a matter of taste.", "Any fruit is fine!",
+    "Whatever you like.", "There are so many to choose from!", "Neither, really.",
+    "I'll leave that to you.", "Hard to say!", "There's no right answer here.",
+])
+def test_hedges_are_not_picks(hedge):
+    m = cluster_answers([hedge], "Choose a random fruit.")[0]
+    assert m.nonpick == "refusal", m
+
+
+@pytest.mark.parametrize("title", ["So Many Men", "Any Given Sunday", "Both Sides Now",
+                                   "Everyone Loves Raymond", "Nonet"])
+def test_titles_that_open_like_a_hedge_are_picks(title):
+    assert not cluster_answers([title], "Choose a random title.")[0].nonpick
+
+
+def test_one_ambiguous_form_never_fuses_two_answers():
+    for answers, prompt in ((["Austria"] * 12 + ["Australia"] * 9 + ["Austraia"],
+                             "Choose a random country."),
+                            (["Grape"] * 12 + ["Grapefruit"] * 9 + ["Grape fruit"],
+                             "Choose a random fruit.")):
+        names = {m.canonical for m in cluster_answers(answers, prompt)}
+        assert {"Austria", "Australia"} <= names or {"Grape", "Grapefruit"} <= names
+        s = score_of(answers, prompt)
+        assert s.dr == pytest.approx(12 / 22)
+
+
+def test_a_breed_question_keeps_qualified_breeds_apart():
+    assert not same_answer("French Bulldog", "Bulldog", "Choose a random dog breed.")[0]
+    assert same_answer("Bengal tiger", "Tiger", "Choose a random animal.")[0]
+
+
+def score_of(direct: list[str], prompt: str):
+    fam = Family("f", prompt, ["Scenario?"])
+    return rescore(fam, [Response("direct", i, t) for i, t in enumerate(direct)]).scores

@@ -166,3 +166,9 @@ def test_posterior_survives_huge_sample_counts():
     assert probs[DEEP] == pytest.approx(1.0)
     probs = label_probabilities(455_000, 700_000, 0, 700_000)
     assert sum(probs.values()) == pytest.approx(1.0)
+
+
+def test_no_framed_pick_is_named_as_the_reason():
+    s = score(["A"] * 10, ["", "", ""], framed_nonpick=[True] * 3)
+    assert s.fr == 0.0 and s.reason == "no framed answer"
+    assert "0 of 3 framed answers" in s.warning

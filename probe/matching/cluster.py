@@ -42,8 +42,12 @@ class Match:
 class AnswerSet:
     """Comparison keys joined into canonical answers."""
 
-    def __init__(self, generic: frozenset[str], answers: dict[str, list[str]] | None = None):
+    def __init__(self, generic: frozenset[str], answers: dict[str, list[str]] | None = None,
+                 kinds_are_answers: bool = False):
         self.generic = generic
+        # A question about breeds or cultivars asks for the very kinds a qualifier names:
+        # a French bulldog is not a bulldog there.
+        self.kinds_are_answers = kinds_are_answers
         self.keys: list[Key] = []
         self.index: dict[Key, int] = {}
         self.parent: list[int] = []
@@ -100,18 +104,29 @@ class AnswerSet:
         self._final = None
         if key[0] == _NONPICK:
             return i
+        # A new key joins at most one answer. One that would bridge two ("Grape fruit"
+        # between Grape and Grapefruit, "Austraia" between Austria and Australia) keeps
+        # the strongest join only — the whole key run together before the key without
+        # its generic words — and a typo that fits two answers joins neither: a single
+        # ambiguous form must never fuse two large answers into one.
         for folded in rules.folds(key, self.generic):
             j = self._by_fold.setdefault(folded, i)
-            if j != i and self._union(j, i) and self.how[i] == "new":
+            if j == i or (self.find(i) != i and self.find(j) != self.find(i)):
+                continue
+            if self._union(j, i) and self.how[i] == "new":
                 self.how[i] = rules.fold_reason(self.keys[j], key, self.generic)
+        typo_roots: dict[int, int] = {}
         for slot in rules.typo_slots(key):
             bucket = self._by_slot[slot]
             for j in bucket:
-                if self.find(j) != self.find(i) and rules.is_typo(self.keys[j], key) \
-                        and self._union(j, i) and self.how[i] == "new":
-                    self.how[i] = "typo"
+                if j != i and self.find(j) not in typo_roots and rules.is_typo(self.keys[j], key):
+                    typo_roots[self.find(j)] = j
             if not bucket or bucket[-1] != i:
                 bucket.append(i)
+        if self.find(i) == i and len(typo_roots) == 1:
+            (j,) = typo_roots.values()
+            if self._union(j, i) and self.how[i] == "new":
+                self.how[i] = "typo"
         return i
 
     def _lookup(self, key: Key) -> int | None:
@@ -134,6 +149,8 @@ class AnswerSet:
             if not pointed:
                 continue
             bases, kind = pointed
+            if kind == "qualifier" and self.kinds_are_answers:
+                continue
             j = next((j for j in (self._lookup(b) for b in bases) if j is not None), None)
             if j is None or roots[j] == roots[i]:
                 continue
@@ -188,6 +205,15 @@ class AnswerSet:
         self._names = None
 
 
+_KIND_QUESTIONS = frozenset({"breed", "cultivar", "subspecies", "cuisine", "dialect"})
+
+
+def kinds_are_answers(prompt: str) -> bool:
+    """Whether the question asks for kinds ("a random dog breed"): then "French bulldog"
+    and "Bulldog" are two answers, not one answer and its qualified form."""
+    return bool(_KIND_QUESTIONS & set(normalise(prompt or "")))
+
+
 def _key_of(response: str | None, answer: str, generic: frozenset[str],
             options: frozenset[str]) -> tuple[Key, str]:
     key = normalise(answer) if answer else ()
@@ -204,7 +230,7 @@ class Canonicalizer:
         self.generic = generic_words(prompt)
         self.options = prompt_options(prompt)
         self.answers = answers or {}
-        self.set = AnswerSet(self.generic, answers)
+        self.set = AnswerSet(self.generic, answers, kinds_are_answers(prompt))
 
     def add(self, response: str | None, *, extracted: str | None = None) -> Match:
         """Place one response; later calls see it as an answer already seen."""
@@ -244,7 +270,7 @@ def cluster_answers(responses: Sequence[str | None], prompt: str = "",
             answer = extract(r)
             seen[r] = (answer, *_key_of(r, answer, generic, options))
     counts: Counter = Counter(seen[r][1] for r in responses if seen[r][1])
-    aset = AnswerSet(generic, answers)
+    aset = AnswerSet(generic, answers, kinds_are_answers(prompt))
     for key in sorted(counts, key=lambda k: (-counts[k], k)):
         aset.add(key)
     for r in responses:

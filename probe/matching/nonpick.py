@@ -80,13 +80,32 @@ def _first_line(response: str) -> str:
     return ""
 
 
+# Hedges that decline wherever they stand in the extracted answer: "That's a matter of
+# personal preference", "Any fruit is fine!", "I'll leave that to you", "There are so many
+# to choose from". Matched on the answer only, so "Monarch, but it's up to you" is a pick.
+_HEDGE = re.compile(
+    r"\bmatter of (?:personal |individual )?(?:taste|preference|opinion|choice)\b"
+    r"|\b(?:up to you|your (?:own )?(?:call|choice|preference)|you (?:choose|decide|pick))\b"
+    r"|\bleave (?:it|that|this|the choice|the decision) (?:up )?to you\b"
+    r"|^(?:there are )?(?:so|too) many (?:to|options|choices|great|good|wonderful|amazing"
+    r"|lovely|beautiful)\b|^there are (?:many|lots|plenty)\b"
+    r"|^(?:any|every|each)(?: \w+){0,3} (?:is|are|would be|will be) (?:fine|ok|okay|good|great"
+    r"|lovely|perfect|acceptable)\b|^any(?: \w+){0,3} (?:works|will do)\b"
+    r"|^(?:whatever|whichever) (?:you|your|is|works|one)\b|^(?:neither|none|both) (?:really|of them|is|are|works)\b"
+    r"|\b(?:impossible|hard|difficult|tough) to (?:choose|pick|say|decide|name)\b"
+    r"|\bno (?:single |one )?(?:right|correct|best|wrong) (?:answer|choice|option)\b"
+    r"|^(?:i|id|i would|ill|i will) (?:rather not|prefer not|leave)\b"
+)
+
+
 def refuses(response: str | None, answer: str) -> bool:
     """Whether a response (and the answer extracted from it) declines to choose."""
     head = _first_line(response or "")
     if _TEMPLATE.match(head.strip()) or _HARD_REFUSAL.search(head):
         return True
     folded = _folded(answer)
-    return bool(folded) and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS))
+    return bool(folded) and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
+                             or bool(_HEDGE.search(folded)))
 
 
 def is_refusal(response: str | None) -> bool:
