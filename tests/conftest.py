@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data"   # copies of ../shared/data: a clone alone must pass
+DATA = ROOT / "tests" / "data"   # the labelled data the tests need, kept in the repository
 FAMILIES = ROOT / "families"
 
 
