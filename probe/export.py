@@ -22,7 +22,7 @@ from probe.family import Family
 from probe.matching import extract, normalise
 from probe.reference import rescore_with
 from probe.scoring import Response, Scored
-from probe.store import Store
+from probe.store import Store, as_sampled
 
 
 def _lemma_key(surface: str, rule: str) -> str:
@@ -95,7 +95,8 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
     run = store.run(run_id)
     rescores = _rescores(store, run_id)
     family_id = run.family_id
-    version = {"version": 1, "kind": "sampled"}
+    sampled = as_sampled(store.result_versions(run_id))
+    version = {"version": sampled["version"] if sampled else 1, "kind": "sampled"}
     if latest and rescores:
         newest = [v for v in store.result_versions(run_id) if v["kind"] == "rescored"][-1]
         family_id = newest["family_id"] or run.family_id

@@ -614,3 +614,18 @@ class Store:
         """The newest finished result for each (family, model): the same rows the charts
         draw, so Home and Charts agree. A cancelled partial run is never a family's label."""
         return {(r["family_name"], r["model"]): r for r in self.latest_results()}
+
+
+def as_sampled(versions: list[dict]) -> dict | None:
+    """The result as sampled among a run's versions: the newest ``sampled`` one. A run that
+    was stopped and resumed has a partial sampled version before it; re-scores come after."""
+    sampled = [v for v in versions if v["kind"] == "sampled"]
+    return sampled[-1] if sampled else (versions[0] if versions else None)
+
+
+def version_kind(version: dict, versions: list[dict]) -> str:
+    """How to name a version: 'as sampled', 'partial' (superseded by a resume) or
+    're-scored'."""
+    if version["kind"] == "rescored":
+        return "re-scored"
+    return "as sampled" if version is as_sampled(versions) else "partial"

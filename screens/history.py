@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from probe.analysis import compare_models, render_compare, top_answers_agree
 from probe.metrics import LABEL_TEXT
+from probe.store import as_sampled, version_kind
 from screens.tables import cursor_key, fit_columns, move_to_key
 
 WIDE = (" ", "run", "family", "model", "ended", "samples", "seed", "label", "DR", "FR", "π",
@@ -101,7 +102,9 @@ class HistoryScreen(Screen):
                     and text not in r["model"].casefold():
                 continue
             versions = store.result_versions(r["id"]) if r["n_versions"] > 1 else []
-            first = versions[0] if versions else r
+            # The run's row is its result as sampled (after any resume); partial results
+            # from before a resume and re-scores after answer edits are the rows under it.
+            first = as_sampled(versions) or r
             planned = _planned(r)
             used = r["samples_used"] if r["samples_used"] is not None else \
                 (r["n_direct"] or 0) + (r["n_framed"] or 0)
@@ -113,8 +116,10 @@ class HistoryScreen(Screen):
                 FR=fmt(first["fr"]), **{"π": fmt(first["pi"]),
                                         "top answer": Text(first["top_answer"] or "—")},
                 when=when(r["created_at"]))
-            for v in versions[1:]:
-                kind = "↳ re-scored" if v["kind"] == "rescored" else "↳ resumed"
+            for v in versions:
+                if v is first:
+                    continue
+                kind = "↳ " + version_kind(v, versions)
                 add(row_key(r["id"], v["version"]), run=f"v{v['version']}",
                     family=Text(kind, style="italic"),
                     model=Text(v["note"] or when(v["created_at"]), style="italic"),

@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Static
 
 from probe.metrics import LABEL_TEXT, AnswerCount, Scores
 from probe.report import bar, floor_percent
+from probe.store import as_sampled, version_kind
 
 BADGE_CLASS = {"deep": "deep", "shallow": "shallow", "non_bias": "nonbias"}
 ACTIVE = ("starting", "running", "stopping")
@@ -99,14 +100,17 @@ class RunDisplay:
             return ""
 
         def line(v: dict) -> str:
-            what = "as sampled" if v["kind"] == "sampled" else \
-                f"re-scored ({escape(v['note'] or '')})"
+            what = version_kind(v, self.versions)
+            if what == "re-scored":
+                what += f" ({escape(v['note'] or '')})"
             return (f"v{v['version']} {when(v['created_at'])} {what}: "
                     f"{LABEL_TEXT[v['label']]} π {v['pi']:.2f}")
 
+        shown, original = self.versions[-1], as_sampled(self.versions)
+        if shown is original:
+            return ""           # resumed, never re-scored: the one result is as sampled
         more = len(self.versions) - 2
-        return (f" [b]shown:[/b] {line(self.versions[-1])}\n [dim]original: "
-                f"{line(self.versions[0])}"
+        return (f" [b]shown:[/b] {line(shown)}\n [dim]as sampled: {line(original)}"
                 + (f" · {more} more in History" if more else "") + "[/dim]")
 
     def _update_stats(self, s: Scores | None) -> None:

@@ -190,3 +190,23 @@ def test_migrations_numbered_by_name_merge_in_any_order(monkeypatch):
     assert migrate(db) == [m[0] for m in MIGRATIONS if m[0].startswith("003")]
     ids = [r[0] for r in db.execute("SELECT id FROM probe_migrations ORDER BY id")]
     assert ids == [int(name[:3]) for name, _ in MIGRATIONS]
+
+
+def test_a_resumed_runs_result_as_sampled_is_its_last_sampling_not_the_partial_one(tmp_path):
+    from probe.store import as_sampled, version_kind
+
+    store = Store(tmp_path / "p.db")
+    run_id, _ = run_once(store)
+    samples = store.samples(run_id)
+    partial = rescore(family(), [Response(s.kind, s.idx, s.response) for s in samples[:3]])
+    full = rescore(family(), [Response(s.kind, s.idx, s.response) for s in samples])
+    store.save_result(run_id, partial.scores)           # as if stopped early …
+    store.save_result(run_id, full.scores)              # … and resumed to the end
+    edited = family()
+    edited.answers = {"Diamond": ["Emerald"]}
+    again = rescore(edited, [Response(s.kind, s.idx, s.response) for s in samples])
+    store.save_result(run_id, again.scores, kind="rescored", note="merge", family=edited)
+    versions = store.result_versions(run_id)
+    assert as_sampled(versions)["version"] == 3
+    assert [version_kind(v, versions) for v in versions] == [
+        "partial", "partial", "as sampled", "re-scored"]
