@@ -17,6 +17,7 @@ from probe import family as fam_mod
 from probe.answer_edits import merge, split
 from probe.errors import ProbeError
 from probe.family import Family
+from probe.matching import normalise
 from probe.paths import families_dir
 from screens.dialogs import Choice
 from screens.tables import cursor_key, fit_columns
@@ -226,10 +227,17 @@ class AnswersScreen(ModalScreen[None]):
 
     def action_split(self) -> None:
         name = self.selected()
-        forms = [f for f in self.clusters().get(name or "", {}).get("forms", {})
-                 if f.casefold() != (name or "").casefold()]
+        all_forms = [f for f in self.clusters().get(name or "", {}).get("forms", {})
+                     if f.casefold() != (name or "").casefold()]
+        # A form the matcher reads as the very same word as the answer ("Rubies" for Ruby,
+        # "the Monarch") cannot stand apart: splitting it would only rename the answer.
+        own = normalise(name or "")
+        forms = [f for f in all_forms if normalise(f) != own]
         if not forms:
-            self.notify("This answer has only its own name as a surface form; nothing to "
+            self.notify(f"Every surface form of {name} is the same word to the matcher "
+                        "(plural, case, article or spelling): nothing to split."
+                        if all_forms else
+                        "This answer has only its own name as a surface form; nothing to "
                         "split.")
             return
 

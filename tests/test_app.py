@@ -581,3 +581,26 @@ def test_answers_screen_suggests_merges_with_their_cosine(isolated):
             assert screen.marked == {"Car"} and screen.selected() == "Automobile"
 
     run(go())
+
+
+def test_a_form_that_is_the_same_word_cannot_be_split(isolated):
+    """Splitting "Rubies" out of Ruby used to rename the answer and write `"Rubies" = []`."""
+    fam = fam_mod.Family("g", "Choose a random gemstone.", [f"Scenario {i}: which?" for i in range(4)])
+    fam_mod.save(fam, isolated / "families" / "g.toml")
+    before = (isolated / "families" / "g.toml").read_bytes()
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(
+            lambda p: "Rubies" if "1" in p else "Ruby"))
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            await pilot.press("a")
+            await pilot.press("x")
+            assert app.screen.__class__.__name__ == "AnswersScreen"    # no picker offered
+            assert any("same word to the matcher" in str(n.message) for n in app._notifications)
+            assert (isolated / "families" / "g.toml").read_bytes() == before
+
+    run(go())
