@@ -330,3 +330,22 @@ def test_a_breed_question_keeps_qualified_breeds_apart():
 def score_of(direct: list[str], prompt: str):
     fam = Family("f", prompt, ["Scenario?"])
     return rescore(fam, [Response("direct", i, t) for i, t in enumerate(direct)]).scores
+
+
+@pytest.mark.parametrize("response,answer,nonpick", [
+    ("a. A butterfly", "A butterfly", "echo"),          # a lettered option, then an echo
+    ("A) Yellow", "Yellow", ""),
+    ("(b) Viceroy", "Viceroy", ""),
+    ("A. Lincoln", "A. Lincoln", ""),                    # an initial is not a sentence end
+    ("J. S. Bach", "J. S. Bach", ""),
+    ("Banana, apple, orange, pear, peach", None, "refusal"),   # a list is no single pick
+    ("Apple, banana, and cherry", None, "refusal"),
+    ("Red, blue or green", None, "refusal"),
+    ("Portland, Oregon, USA", "Portland, Oregon, USA", ""),
+    ("Monarch, because it is pretty, bright and big", "Monarch", ""),
+])
+def test_options_lists_and_initials(response, answer, nonpick):
+    m = cluster_answers([response], "Choose a random popular butterfly.")[0]
+    if answer is not None:
+        assert m.answer == answer
+    assert m.nonpick == nonpick

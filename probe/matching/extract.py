@@ -19,8 +19,9 @@ MAX_LINE = 300
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,256}\x07")
 _BRACE = re.compile(r"\{([^{}]*)\}")
 _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
-# A list's first item ("1. Monarch"); "7. It is lovely." is the answer 7.
-_LIST_MARK = re.compile(r"^(?:[-•>]|1[.)])\s")
+# A list's first item ("1. Monarch") or a lettered option ("a. Monarch", "(B) Viceroy");
+# "7. It is lovely." is the answer 7, and "A. Lincoln" keeps its initial.
+_LIST_MARK = re.compile(r"^(?:[-•>]|1[.)]|\(?[a-eA-E]\)|[a-e]\.)\s+(?=\S)")
 QUOTES = "\"'“”‘’«»„`"
 
 # Words that open a reply without being the answer ("Sure!", "Hmm,", "Definitely"). Those
@@ -84,8 +85,10 @@ def _drop_brackets(text: str) -> str:
 def _first_sentence(line: str) -> str:
     for m in _SENTENCE_END.finditer(line):
         start = line.rfind(" ", 0, m.start()) + 1
-        if line[start:m.start()].casefold() in _ABBREVIATIONS:
-            continue           # "St. Louis"
+        word = line[start:m.start()]
+        if word.casefold() in _ABBREVIATIONS or (len(word) == 1 and word.isupper()
+                                                 and m.end() < len(line)):
+            continue           # "St. Louis", "J. S. Bach", "A. Lincoln"
         return line[:m.start()]
     return line
 

@@ -98,10 +98,33 @@ _HEDGE = re.compile(
 )
 
 
+_MARKUP_CHARS = re.compile(r"[*_`~#>]+")
+# Where a list in the first line would end: a sentence end or an explanation ("Monarch,
+# because it is pretty, bright and big" is one pick with reasons, not a list).
+_LIST_HEAD_END = re.compile(r"[.!?](?:\s|$)|,? (?:because|since|which|as|but|though|although)\b"
+                            r"| [-–—] | ?[:;] ", re.I)
+_LIST_SPLIT = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
+
+
+def is_list(answer: str) -> bool:
+    """Several options instead of one: "Banana, apple, orange, pear" or "Red, blue or
+    green". Three comma-separated words with no "and"/"or" may be one name ("Portland,
+    Oregon, USA"; "Rock, Paper, Scissors"), so a list needs four items or a conjunction."""
+    if "," not in answer:
+        return False
+    parts = [p for p in _LIST_SPLIT.split(answer.strip(" .…")) if p]
+    if len(parts) < 3 or not all(1 <= len(p.split()) <= 4 for p in parts):
+        return False
+    return len(parts) >= 4 or bool(re.search(r"\b(?:and|or)\b", answer, re.I))
+
+
 def refuses(response: str | None, answer: str) -> bool:
-    """Whether a response (and the answer extracted from it) declines to choose."""
+    """Whether a response (and the answer extracted from it) declines to choose — a list
+    of options included."""
     head = _first_line(response or "")
     if _TEMPLATE.match(head.strip()) or _HARD_REFUSAL.search(head):
+        return True
+    if is_list(answer) or is_list(_LIST_HEAD_END.split(_MARKUP_CHARS.sub("", head))[0]):
         return True
     folded = _folded(answer)
     return bool(folded) and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
