@@ -205,7 +205,7 @@ def _result(store, run_id: int, version: int | None) -> dict | None:
     if not versions:
         return None
     if version is None:
-        return versions[0]
+        return as_sampled(versions)
     return next((v for v in versions if v["version"] == version), None)
 
 
@@ -237,6 +237,15 @@ def compare_text(store, a: tuple[int, int | None], b: tuple[int, int | None]) ->
                 f"{LABEL_TEXT[res_b['label']]:<{col}}")
     rows.append(f"{'top':<8}{escape(str(res_a['top_answer'])):<{col}}"
                 f"{escape(str(res_b['top_answer'])):<{col}}")
+
+    def picks(res) -> str:
+        # Each side's picks of its samples: a verdict on 1 of 10 answers reads as such.
+        if res.get("direct_total") is None:
+            return f"{res['n_direct']} + {res['n_framed']}"
+        return (f"{res['n_direct']}/{res['direct_total']} + "
+                f"{res['n_framed']}/{res['framed_total']}")
+
+    rows.append(f"{'picks':<8}{picks(res_a):<{col}}{picks(res_b):<{col}}")
     rows.append("same top answer: " + ("[green]yes[/green]" if same else "[red]no[/red]"))
     if ra.model != rb.model:
         # Two models: the paper's view over every family both have run.

@@ -32,7 +32,7 @@ def _fmt_rate(name: str, value: float, hits: int, n: int, ci: tuple[float, float
     aside = f" [dim]· {nonpicks} ⊘[/dim]" if nonpicks else ""
     if n == 0:
         return f"[b]{name}[/b]\n[dim]—[/dim]{aside}\n[dim]no picks[/dim]"
-    return (f"[b]{name}[/b]  {value:.2f}\n{hits}/{n} picks{aside}\n"
+    return (f"[b]{name}[/b]  {value:.2f}\n{hits} of {n} picks{aside}\n"
             f"[dim]95% CI {ci[0]:.2f}–{ci[1]:.2f}[/dim]")
 
 

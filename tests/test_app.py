@@ -545,7 +545,7 @@ def test_the_run_view_shows_non_picks_and_never_crowns_an_echo(isolated):
             pi = str(rs.query_one("#pi", Static).render())
             assert "top: Monarch" in pi
             dr = str(rs.query_one("#dr", Static).render())
-            assert "10/10 picks" in dr and "20 ⊘" in dr
+            assert "10 of 10 picks" in dr and "20 ⊘" in dr
             note = " ".join(str(w.render()) for w in rs.query(Static))
             assert "verdict rests on 10 of 30 direct answers" in note
 
