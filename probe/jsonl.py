@@ -17,7 +17,7 @@ from typing import Iterable, Iterator
 
 from probe.errors import BadInput
 from probe.limits import MAX_INPUT_BYTES, MAX_INPUT_LINES, MAX_LINE_BYTES
-from probe.reading import open_regular
+from probe.reading import clean_text, open_regular
 
 CHUNK = 1 << 20
 _NONBLANK = re.compile(rb"[^\s][^\n]*")
@@ -42,6 +42,9 @@ def _raw_lines(path: Path, fh) -> Iterator[tuple[int, bytes]]:
         for m in _NONBLANK.finditer(body):
             lineno += body.count(b"\n", seen, m.start())
             seen = m.start()
+            if m.end() - m.start() > MAX_LINE_BYTES:
+                raise BadInput(f"{path}, line {lineno + 1}: is longer than the limit of "
+                               f"{MAX_LINE_BYTES:,} bytes.")
             yield lineno + 1, m.group()
         lineno += body.count(b"\n", seen)
         if lineno > MAX_INPUT_LINES:
@@ -51,6 +54,18 @@ def _raw_lines(path: Path, fh) -> Iterator[tuple[int, bytes]]:
                            f"{MAX_LINE_BYTES:,} bytes.")
         if not chunk:
             return
+
+
+def _clean(value):
+    """``value`` with lone surrogates (JSON ``\\ud800`` escapes, which no UTF-8 file,
+    terminal or SQLite text can hold) made U+FFFD, in keys and values alike."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_text(k): _clean(v) for k, v in value.items()}
+    return value
 
 
 def iter_objects(path: str | Path, what: str = "file",
@@ -79,6 +94,12 @@ def iter_objects(path: str | Path, what: str = "file",
                 raise BadInput(f"{path}, line {lineno}: a number is too long.") from None
             if not isinstance(obj, dict):
                 raise BadInput(f"{path}, line {lineno}: expected a JSON object.")
+            if b"\\u" in line:            # an escape may be a lone surrogate
+                try:
+                    obj = _clean(obj)
+                except RecursionError:
+                    raise BadInput(f"{path}, line {lineno}: JSON nested too deeply.") \
+                        from None
             for key in required:
                 if key not in obj:
                     raise BadInput(f"{path}, line {lineno}: missing '{key}'.")

@@ -377,3 +377,42 @@ def test_paths_under_a_file_are_one_sentence(isolated, butterfly_path):
         out = subprocess.run([*PROBE, *args], capture_output=True, text=True, timeout=60)
         assert out.returncode == 2 and "afile" in out.stderr, (args, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+# ------------------------------------------------------------------ hostile-input check
+
+def _probe(*args, **kw):
+    return subprocess.run([*PROBE, *map(str, args)], capture_output=True, text=True,
+                          timeout=120, **kw)
+
+
+def test_a_long_line_is_refused_wherever_it_sits_in_the_file(isolated):
+    from probe.limits import MAX_LINE_BYTES
+
+    path = isolated / "pairs.jsonl"
+    long_row = json.dumps({"a": "x" * (MAX_LINE_BYTES + 10), "b": "y"})
+    path.write_text(json.dumps({"a": "x", "b": "y"}) + "\n" + long_row + "\n"
+                    + json.dumps({"a": "x", "b": "y"}) + "\n" * 3, encoding="utf-8")
+    out = _probe("match", "--pairs", path)
+    assert out.returncode == 2, out.stderr
+    assert "line 2: is longer than the limit" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_lone_surrogates_in_pairs_and_dataset_rows_become_replacement_chars(isolated):
+    pairs = isolated / "pairs.jsonl"
+    pairs.write_text('{"a": "\\ud800", "b": "\\udfff", "same": false}\n', encoding="utf-8")
+    out = _probe("match", "--pairs", pairs)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert json.loads(out.stdout.splitlines()[0])["a"] == "\ufffd"
+
+    prompts = isolated / "p.jsonl"
+    prompts.write_text('{"id": "e2\\ud800", "prompt": "Pick \\udfff a colour."}\n',
+                       encoding="utf-8")
+    framings = isolated / "f.jsonl"
+    framings.write_text('{"id": "e2\\ud800", "framing_idx": 0, "framing": "A \\ud800 b."}\n',
+                        encoding="utf-8")
+    out = _probe("import-dataset", "--prompts", prompts, "--framings", framings,
+                 "--out", isolated / "fams")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    (written,) = (isolated / "fams").glob("*.toml")
+    assert "\ufffd" in written.read_text(encoding="utf-8")
