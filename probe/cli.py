@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from probe import __version__
+from probe.cli_guard import check_text_params, positive_seconds, run_main
 from probe.errors import BadInput, ProbeError
 from probe.limits import REQUEST_TIMEOUT_S
 
@@ -22,11 +23,20 @@ def _fail(err: ProbeError) -> None:
     sys.exit(err.exit_code)
 
 
+class _Command(click.Command):
+    def invoke(self, ctx):
+        check_text_params(ctx)
+        return super().invoke(ctx)
+
+
 class _Group(click.Group):
     """Turns user mistakes into one sentence and an exit code, never a traceback."""
 
+    command_class = _Command
+
     def invoke(self, ctx):
         try:
+            check_text_params(ctx)
             return super().invoke(ctx)
         except ProbeError as err:
             _fail(err)
@@ -226,6 +236,7 @@ _MODEL_AND_SAMPLING = [
     click.option("--api-key-env", default=None, metavar="VAR",
                  help="Environment variable holding the server's API key (never stored)."),
     click.option("--timeout", default=REQUEST_TIMEOUT_S, show_default=True, type=float,
+                 callback=positive_seconds,
                  help="Seconds per request to the server, in total (with --backend openai)."),
     click.option("--samples", default=30, show_default=True, help="Direct samples (N)."),
     click.option("--temperature", default=0.6, show_default=True),
@@ -372,14 +383,9 @@ def export(run_ids, model, fmt, out, which, db_path) -> None:
 
     if out:
         refuse_database(Path(out), db_path)
-    try:
-        written = export_to(Store(db_path, must_exist=True), db_path, list(run_ids), model,
-                            Path(out) if out else None, sys.stdout, which == "latest")
-    except BrokenPipeError:
-        # The reader went away (``| head``): say so once; stdout cannot be flushed again.
-        sys.stderr.write("probe: standard output was closed before the export finished.\n")
-        sys.stderr.flush()
-        os._exit(1)
+    # A reader that goes away (``| head``) or a full disk: one sentence (cli_guard).
+    written = export_to(Store(db_path, must_exist=True), db_path, list(run_ids), model,
+                        Path(out) if out else None, sys.stdout, which == "latest")
     for path, n in written:
         if path is not None:
             click.echo(f"wrote {n} records to {path}", err=True)
@@ -434,4 +440,4 @@ def paths(db_path: str) -> None:
 
 
 def main() -> None:
-    cli(prog_name="probe")
+    run_main(cli)

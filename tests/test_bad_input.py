@@ -416,3 +416,48 @@ def test_lone_surrogates_in_pairs_and_dataset_rows_become_replacement_chars(isol
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     (written,) = (isolated / "fams").glob("*.toml")
     assert "\ufffd" in written.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("args", [["paths"], ["--help"], ["match", "a", "b"],
+                                  ["thresholds"], ["score", FAMILIES / "butterfly.toml",
+                                                   "--responses", "r.jsonl", "--json"]])
+@pytest.mark.parametrize("stdout", ["full", "closed"])
+def test_a_full_or_closed_standard_output_is_one_sentence_and_exit_1(isolated, args, stdout):
+    write_jsonl(isolated / "r.jsonl", [{"response": "Monarch"}])
+    _probe("score", FAMILIES / "butterfly.toml", "--responses", "r.jsonl")  # a database
+    if stdout == "full":
+        with open("/dev/full", "w") as full:
+            out = subprocess.run([*PROBE, *map(str, args)], stdout=full, stderr=subprocess.PIPE,
+                                 text=True, timeout=120)
+        why = "No space left on device"
+    else:
+        out = subprocess.run([*PROBE, *map(str, args)], stderr=subprocess.PIPE, text=True,
+                             timeout=120, preexec_fn=lambda: os.close(1))
+        why = "it is closed"
+    assert out.returncode == 1, out.stderr
+    assert out.stderr == f"probe: cannot write to standard output ({why}).\n"
+
+
+@pytest.mark.parametrize("args", [["thresholds", "--model", "bad\udcff"],
+                                  ["compare", "--a", "bad\udcff", "--b", "x"],
+                                  ["export", "--model", "bad\udcff"],
+                                  ["report", "--out", "o", "--family", "bad\udcff"],
+                                  ["score", FAMILIES / "butterfly.toml", "--responses", "r.jsonl",
+                                   "--model", "bad\udcff"]])
+def test_arguments_that_are_not_utf8_name_the_option(isolated, args):
+    write_jsonl(isolated / "r.jsonl", [{"response": "Monarch"}])
+    _probe("score", FAMILIES / "butterfly.toml", "--responses", "r.jsonl")
+    argv = [os.fsencode(str(a)) for a in [*PROBE, *args]]   # the raw byte 0xff
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    option = args[args.index("bad\udcff") - 1]
+    assert out.stderr.startswith(f"probe: {option} is not valid UTF-8 text")
+    assert len(out.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "inf", "nan"])
+def test_a_timeout_that_is_not_above_zero_is_refused(isolated, value):
+    out = _probe("run", FAMILIES / "butterfly.toml", "--backend", "openai", "--base-url",
+                 "http://127.0.0.1:9", "--model", "m", "--timeout", value)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("probe: --timeout must be a number of seconds above 0")

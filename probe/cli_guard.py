@@ -1,0 +1,112 @@
+"""What the command line checks around every command: standard output that is closed or
+full, and arguments that are not text (bytes the terminal could not decode)."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import click
+
+from probe.errors import BadInput
+
+
+def _say_and_exit(why: str) -> None:
+    """One sentence on stderr and exit 1, without flushing stdout again at exit (which
+    would only repeat the failure as a traceback)."""
+    try:
+        sys.stderr.write(f"probe: cannot write to standard output ({why}).\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(1)
+
+
+def _closed_stdout() -> bool:
+    if sys.stdout is None:
+        return True
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        return False                    # a stream with no descriptor (a test's capture)
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
+
+
+class StdoutFailed(Exception):
+    """Writing to standard output failed (full disk, closed pipe): not an ``OSError``, so
+    no handler meant for the user's files mistakes it for one of theirs."""
+
+    def __init__(self, err: OSError):
+        super().__init__(err.strerror or str(err))
+
+
+def _guard_stdout() -> None:
+    """Make a failed write or flush of stdout a ``StdoutFailed``."""
+    stream = sys.stdout
+    write, flush = stream.write, stream.flush
+
+    def guarded(call):
+        def inner(*args):
+            try:
+                return call(*args)
+            except OSError as err:
+                raise StdoutFailed(err) from None
+        return inner
+
+    try:
+        stream.write, stream.flush = guarded(write), guarded(flush)
+    except AttributeError:              # a stream that takes no attributes: left as is
+        pass
+
+
+def run_main(cli) -> None:
+    """Run the click group; a closed or full standard output is one sentence, exit 1.
+    Checked first when closed: SQLite could otherwise open the database as descriptor 1,
+    and every line printed would land in it."""
+    if _closed_stdout():
+        _say_and_exit("it is closed")
+    _guard_stdout()
+    try:
+        cli(prog_name="probe")
+    except SystemExit as done:
+        code = done.code
+    except StdoutFailed as err:
+        _say_and_exit(str(err))
+    try:
+        sys.stdout.flush()
+    except (StdoutFailed, OSError, ValueError) as err:
+        _say_and_exit(str(err))
+    sys.exit(code)
+
+
+def _not_text(value) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, (tuple, list)):
+        return any(_not_text(v) for v in value)
+    return False
+
+
+def check_text_params(ctx: click.Context) -> None:
+    """BadInput naming the first option whose value is not text: bytes the locale could
+    not decode reach Python as lone surrogates, which no database or file can store."""
+    for param in ctx.command.params:
+        if _not_text(ctx.params.get(param.name)):
+            name = param.opts[0] if param.param_type_name == "option" else param.human_readable_name
+            raise BadInput(f"{name} is not valid UTF-8 text; give names and paths as "
+                           "UTF-8.")
+
+
+def positive_seconds(ctx, param, value):
+    """A click callback: a number of seconds above 0 and finite (0 would wait forever)."""
+    if value is not None and not (value > 0 and math.isfinite(value)):
+        raise BadInput(f"{param.opts[0]} must be a number of seconds above 0 (got {value:g}).")
+    return value
