@@ -186,3 +186,29 @@ def test_a_pipe_in_a_model_folder_or_as_a_gguf_is_refused_before_reading(tiny_mo
     os.mkfifo(isolated / "pipe.gguf")
     with pytest.raises(BadInput, match="not a regular file"):
         resolve(str(isolated / "pipe.gguf"))
+
+
+# ------------------------------------------------------------------ hostile-input check
+
+EMPTY_REPLIES = {
+    "no-choices": {"choices": [], "usage": {"completion_tokens": 0}},
+    "text-null": {"choices": [{"text": None}], "usage": {}},
+    "no-text": {"choices": [{"index": 0}], "usage": {}},
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_REPLIES))
+def test_a_reply_without_a_completion_fails_the_run_naming_the_server(serve, isolated,
+                                                                      butterfly_path, case):
+    from servers import _reply, models_then
+
+    from probe.store import Store
+
+    server = serve(models_then(_reply(200, EMPTY_REPLIES[case])))
+    out = subprocess.run([*PROBE, "run", "butterfly", "--backend", "openai", "--base-url",
+                          server.url, "--model", "m", "--base", "--samples", "2"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out.stderr
+    assert server.url in out.stderr and "Traceback" not in out.stderr
+    run = Store(isolated / "probe.db").run(1)
+    assert run.status == "failed"

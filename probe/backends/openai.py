@@ -189,6 +189,9 @@ class OpenAIBackend(Backend):
         choices = reply.get("choices") if isinstance(reply, dict) else None
         if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
             raise bad
+        if not choices:
+            raise RunFailed(f"server at {self.base_url} answered with no completion (an "
+                            "empty 'choices' list).")
         texts = []
         for c in choices:
             if mode == "chat":
@@ -196,11 +199,13 @@ class OpenAIBackend(Backend):
                 if not isinstance(msg, dict):
                     raise bad
                 text = msg.get("content")
+                if text is None:            # a refusal comes as {content: null, refusal}
+                    text = msg.get("refusal")
             else:
                 text = c.get("text")
-            if text is not None and not isinstance(text, str):
+            if not isinstance(text, str):
                 raise bad
-            texts.append(clean_text(text or ""))
+            texts.append(clean_text(text))
         usage = reply.get("usage")
         if usage is not None and not isinstance(usage, dict):
             raise bad
@@ -214,7 +219,7 @@ class OpenAIBackend(Backend):
         start = time.perf_counter()
         path, body = self._body(prompt, style, sampling, seed)
         texts, tokens = self._texts(self._request(path, body), style.mode)
-        return Completion(text=(texts[0] if texts else "").strip(), tokens=tokens,
+        return Completion(text=texts[0].strip(), tokens=tokens,
                           latency_ms=(time.perf_counter() - start) * 1000,
                           prompt=self.render(prompt, style))
 
