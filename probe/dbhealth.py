@@ -6,6 +6,7 @@ to it; SQLite's errors (read-only, locked, damaged, full) become one sentence ea
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
@@ -16,37 +17,57 @@ from probe.reading import shown
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
-# The columns probe reads and writes: (migration that adds them, table, columns).
-EXPECTED = [
-    ("001", "families", ("id", "name", "hash", "direct", "framings", "answers")),
-    ("001", "runs", ("id", "family_id", "family_name", "model", "backend", "settings",
-                     "status", "error", "created_at", "finished_at")),
-    ("001", "samples", ("run_id", "kind", "idx", "prompt", "response", "answer",
-                        "canonical", "reason", "refusal")),
-    ("001", "results", ("run_id", "top_answer", "dr", "fr", "pi", "label", "n_direct",
-                        "n_framed")),
-    ("002", "batches", ("id", "model", "settings", "families")),
-    ("002", "runs", ("batch_id",)),
-    ("003", "results", ("direct_total", "framed_total", "rule")),
-    ("003", "families", ("dataset_id", "framing_ids")),
-    ("004", "runs", ("ending", "samples_used")),
-    ("004", "result_versions", ("run_id", "version", "kind", "dr", "fr", "pi", "label")),
-    ("005", "run_leases", ("run_id", "owner", "pid", "host", "heartbeat")),
-]
+@functools.lru_cache(maxsize=1)
+def expected_columns() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """(migration number, table, columns it adds) for every column of every table the
+    migrations create, read from a fresh in-memory database: whatever a migration adds,
+    the check knows of, with no list to keep in step."""
+    from sqlite_utils import Database
+
+    from probe.store import MIGRATIONS
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        db = Database(conn)
+        first: dict[tuple[str, str], str] = {}
+        for name, migration in MIGRATIONS:
+            migration(db)
+            for table in _tables(conn):
+                for col in _columns(conn, table):
+                    first.setdefault((table, col), name.split("_", 1)[0])
+        final = {(t, c) for t in _tables(conn) for c in _columns(conn, t)}
+    finally:
+        conn.close()
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for (table, col), number in first.items():
+        if (table, col) in final:
+            grouped.setdefault((number, table), []).append(col)
+    return tuple((n, t, tuple(cols)) for (n, t), cols in sorted(grouped.items()))
+
+
+def _tables(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' "
+                                       "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    # The name comes from sqlite_master; quoted, as an identifier cannot be a parameter.
+    quoted = '"' + table.replace('"', '""') + '"'
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({quoted})")]
 
 
 def check_schema(conn: sqlite3.Connection, path, applied: set[str]) -> None:
     """BadInput naming the first table or column missing among those the applied
     migrations created. Reads only."""
     numbers = {name.split("_", 1)[0] for name in applied}
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    for number, table, columns in EXPECTED:
+    tables = set(_tables(conn))
+    for number, table, columns in expected_columns():
         if number not in numbers:
             continue
         if table not in tables:
             raise BadInput(f"database {path} is damaged: table '{table}' is missing; it was "
                            "left untouched.")
-        have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        have = set(_columns(conn, table))
         missing = [c for c in columns if c not in have]
         if missing:
             raise BadInput(f"database {path} is damaged: table '{table}' has no column "

@@ -461,3 +461,29 @@ def test_a_timeout_that_is_not_above_zero_is_refused(isolated, value):
                  "http://127.0.0.1:9", "--model", "m", "--timeout", value)
     assert out.returncode == 2, out.stderr
     assert out.stderr.startswith("probe: --timeout must be a number of seconds above 0")
+
+
+@pytest.mark.parametrize("table,column", [("runs", "seed"), ("runs", "model_hash"),
+                                          ("families", "source_path"),
+                                          ("samples", "latency_ms")])
+def test_a_dropped_column_is_named_before_anything_is_read_or_written(isolated, table,
+                                                                      column):
+    import sqlite3
+
+    write_jsonl(isolated / "r.jsonl", [{"response": "Monarch"}])
+    assert _probe("score", FAMILIES / "butterfly.toml", "--responses", "r.jsonl").returncode == 0
+    db = isolated / "probe.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+    def dump():
+        with sqlite3.connect(db) as conn:
+            return list(conn.iterdump())
+    before = dump()
+    for args in (["export"], ["report", "--out", "rep"], ["run", "--resume", "1"],
+                 ["score", FAMILIES / "butterfly.toml", "--responses", "r.jsonl"]):
+        out = _probe(*args)
+        assert out.returncode == 2, (args, out.stderr)
+        assert out.stderr == (f"probe: database {db} is damaged: table '{table}' has no "
+                              f"column '{column}'; it was left untouched.\n"), args
+    assert dump() == before
