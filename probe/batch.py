@@ -8,6 +8,7 @@ of each family are already one batched call.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
@@ -118,9 +119,20 @@ class Batch:
             with leases.Heartbeat(self.store, self.owner):
                 return self._execute(runs)
         finally:
+            self._end_unfinished(taken)
             for run_id in taken:
                 with contextlib.suppress(ProbeError):
                     leases.release(self.store, run_id, self.owner)
+
+    def _end_unfinished(self, run_ids: list[int]) -> None:
+        """A batch stopped early (a signal, Ctrl-C twice, a database error) leaves no run
+        'running' with no ending: each one not reached or not done is cancelled, so the
+        listing says so and `--resume` finishes it."""
+        for run_id in run_ids:
+            with contextlib.suppress(ProbeError, sqlite3.Error):
+                if self.store.run(run_id).status == "running":
+                    self.store.set_status(run_id, "cancelled",
+                                          samples_used=len(self.store.samples(run_id)))
 
     def _execute(self, runs: list[dict]) -> list[Outcome]:
         if self.backend.SUPPORTS_BATCH:

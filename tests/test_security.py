@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FAMILIES
 from probe.backends import make_backend, resolve
 from probe.backends.hf import check_weights
 from probe.errors import BadInput
@@ -212,3 +213,36 @@ def test_a_reply_without_a_completion_fails_the_run_naming_the_server(serve, iso
     assert server.url in out.stderr and "Traceback" not in out.stderr
     run = Store(isolated / "probe.db").run(1)
     assert run.status == "failed"
+
+
+def test_sigterm_during_a_batch_leaves_every_unfinished_run_cancelled(serve, isolated):
+    import signal
+
+    from servers import models_then, slowly
+
+    from probe.store import Store
+
+    text = (FAMILIES / "butterfly.toml").read_text(encoding="utf-8")
+    folder = isolated / "fams"
+    folder.mkdir()
+    for name in ("alpha", "beta", "gamma"):
+        (folder / f"{name}.toml").write_text(text.replace('name = "butterfly"',
+                                                          f'name = "{name}"'),
+                                             encoding="utf-8")
+    server = serve(models_then(slowly(0.1)))
+    proc = subprocess.Popen([*PROBE, "batch", str(folder), "--backend", "openai",
+                             "--base-url", server.url, "--model", "m", "--base",
+                             "--samples", "4"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while sum(p.endswith("/completions") for p, _ in server.seen) < 6:
+        assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    store = Store(isolated / "probe.db")
+    runs = store.batch_runs(1)
+    assert len(runs) == 3
+    assert all(r["status"] == "cancelled" for r in runs), runs
+    assert all(store.run(r["id"]).ending == "cancelled" for r in runs)
