@@ -53,7 +53,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         rule_check(reference, st["run"], f"batch {resume}")
         spec, engine = reload_backend(f"batch {resume}", st, st["run"], st.get("model_hash"),
                                       trust_remote_code, allow_pickle, as_json, api_key_env,
-                                      timeout)
+                                      timeout, base_url)
         batch_id = resume
         runner = Batch(store, engine, on_family=on_family, on_event=progress)
     else:

@@ -10,6 +10,7 @@ import sys
 import click
 
 from probe.errors import BadInput, ProbeError
+from probe.reading import shown
 
 
 # SIGTERM (kill, a scheduler's stop) and SIGHUP (the terminal closed) stop a run the way
@@ -82,16 +83,35 @@ def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
     return spec, engine
 
 
+def _same_server(what: str, stored_url, given_url: str | None) -> None:
+    """A server address read from the database is never trusted with a key: resuming a
+    run sampled from a server needs ``--base-url`` again, the same one, before any
+    request (a damaged or planted database could name any host)."""
+    if not isinstance(stored_url, str) or not stored_url:
+        raise BadInput(f"{what} has damaged stored settings (no server address); it cannot "
+                       "be resumed.")
+    if not given_url:
+        raise BadInput(f"{what} was sampled from the server at {shown(stored_url)}; give "
+                       "--base-url again to resume (probe sends a key only to a server "
+                       "named on the command line).")
+    if given_url.rstrip("/") != stored_url.rstrip("/"):
+        raise BadInput(f"{what} was sampled from the server at {shown(stored_url)}, not "
+                       f"{shown(given_url)}; resuming elsewhere would mix two models.")
+
+
 def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str | None,
                    trust_remote_code: bool, allow_pickle: bool, quiet: bool,
-                   api_key_env: str | None, timeout: float | None = None):
+                   api_key_env: str | None, timeout: float | None = None,
+                   base_url: str | None = None):
     """Load again the engine a stored run or batch was sampled with, or say why not."""
     from probe.backends import BACKENDS
 
     engine_name = stored.get("engine", "auto")
     if engine_name not in BACKENDS:
-        raise BadInput(f"{what} was sampled by the '{engine_name}' engine, which the command "
-                       "line cannot load.")
+        raise BadInput(f"{what} was sampled by the '{shown(str(engine_name))}' engine, which "
+                       "the command line cannot load.")
+    if engine_name == "openai" or stored.get("base_url") is not None:
+        _same_server(what, stored.get("base_url"), base_url)
     spec, engine = load_backend(
         stored.get("model_spec") or None, engine_name, trust_remote_code, allow_pickle,
         run_settings.get("seed") or 0, quiet, stored.get("base_url"),
@@ -124,7 +144,7 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
         rule_check(reference, run.settings, f"run {resume}")
         spec, engine = reload_backend(f"run {resume}", run.settings, run.settings,
                                       run.model_hash, trust_remote_code, allow_pickle, as_json,
-                                      api_key_env, timeout)
+                                      api_key_env, timeout, base_url)
         run_id = resume
         family_name = run.family_name
     else:

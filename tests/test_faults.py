@@ -324,7 +324,7 @@ def test_sigterm_and_sighup_cancel_like_ctrl_c(isolated, serve, butterfly_path, 
     assert 0 < kept < 60
     store.close()
     resume = ([*PROBE, "run", "--resume", "1"] if command == "run"
-              else [*PROBE, "batch", "--resume", "1"])
+              else [*PROBE, "batch", "--resume", "1"]) + ["--base-url", server.url]
     fast = serve(models_then(slowly(0)))
     # The stored server address is the slow one; it still answers, just slowly.
     done = subprocess.run(resume, capture_output=True, text=True, timeout=300)

@@ -246,3 +246,32 @@ def test_sigterm_during_a_batch_leaves_every_unfinished_run_cancelled(serve, iso
     assert len(runs) == 3
     assert all(r["status"] == "cancelled" for r in runs), runs
     assert all(store.run(r["id"]).ending == "cancelled" for r in runs)
+
+
+def test_resuming_a_server_run_never_sends_the_key_to_a_stored_address(serve, isolated,
+                                                                       butterfly_path,
+                                                                       monkeypatch):
+    import sqlite3
+
+    from servers import SECRET, _reply, models_then
+
+    good = serve(models_then(_reply(500, {"error": "down"})))
+    planted = serve(models_then(_reply(500, {"error": "down"})))
+    monkeypatch.setenv("MY_KEY", SECRET)
+    base = ["--backend", "openai", "--model", "m", "--base", "--api-key-env", "MY_KEY"]
+    first = subprocess.run([*PROBE, "run", "butterfly", "--base-url", good.url, *base,
+                            "--samples", "2", "--timeout", "2"],
+                           capture_output=True, text=True, timeout=120)
+    assert first.returncode == 1, first.stderr
+    with sqlite3.connect(isolated / "probe.db") as conn:     # a planted address
+        settings = json.loads(conn.execute("SELECT settings FROM runs").fetchone()[0])
+        settings["base_url"] = planted.url
+        conn.execute("UPDATE runs SET settings = ?", [json.dumps(settings)])
+    seen = len(good.seen)
+    for extra, fragment in (([], "give --base-url again"),
+                            (["--base-url", good.url], f"not {good.url}")):
+        out = subprocess.run([*PROBE, "run", "--resume", "1", "--api-key-env", "MY_KEY",
+                              *extra], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2 and fragment in out.stderr, out.stderr
+        assert len(out.stderr.splitlines()) == 1
+    assert planted.seen == [] and len(good.seen) == seen
