@@ -28,7 +28,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                                rule_check)
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
-    from probe.runner import RunSettings, fresh_seed
+    from probe.runner import RunSettings, check_stored, fresh_seed
     from probe.scoring import to_record
     from probe.store import Store
 
@@ -50,6 +50,9 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         if families:
             raise BadInput("--resume takes the families from the batch; drop FAMILIES.")
         st = store.batch(resume)["settings"]
+        for r in store.batch_runs(resume):      # damaged stored data: said before any load
+            if r["status"] != "finished":
+                check_stored(store, r["id"])
         rule_check(reference, st["run"], f"batch {resume}")
         spec, engine = reload_backend(f"batch {resume}", st, st["run"], st.get("model_hash"),
                                       trust_remote_code, allow_pickle, as_json, api_key_env,

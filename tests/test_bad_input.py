@@ -487,3 +487,43 @@ def test_a_dropped_column_is_named_before_anything_is_read_or_written(isolated, 
         assert out.stderr == (f"probe: database {db} is damaged: table '{table}' has no "
                               f"column '{column}'; it was left untouched.\n"), args
     assert dump() == before
+
+
+DAMAGE = {
+    "framings-not-text": ("UPDATE families SET framings = '[1, 2]'",
+                          "stored family is damaged (framing 1 must be a string"),
+    "samples-huge": ("UPDATE runs SET settings = json_set(settings, '$.samples', 1000000000)",
+                     "stored settings are damaged (samples 1000000000 is more than the limit"),
+    "seed-huge": ("UPDATE runs SET seed = 99999999999999999",
+                  "stored settings are damaged (seed 99999999999999999 is outside"),
+    "seed-differs": ("UPDATE runs SET seed = seed + 1", "stored settings are damaged (seed"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_damaged_stored_settings_or_family_are_named_before_a_resume_writes(isolated, case):
+    import sqlite3
+
+    from probe.backends.fake import FakeBackend
+    from probe.family import load
+    from probe.runner import Runner, RunSettings
+    from probe.store import Store
+
+    db = isolated / "probe.db"
+    store = Store(db)
+    Runner(store, FakeBackend()).create(load(FAMILIES / "butterfly.toml"),
+                                        RunSettings(samples=3, seed=7), "fake")
+    store.close()
+    sql, fragment = DAMAGE[case]
+    with sqlite3.connect(db) as conn:
+        conn.execute(sql)
+
+    def dump():
+        with sqlite3.connect(db) as conn:
+            return list(conn.iterdump())
+    before = dump()
+    out = _probe("run", "--resume", "1")
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith(f"probe: run 1's {fragment}"), out.stderr
+    assert len(out.stderr.splitlines()) == 1 and "--samples" not in out.stderr
+    assert dump() == before
