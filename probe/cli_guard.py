@@ -71,11 +71,24 @@ def run_main(cli) -> None:
         _say_and_exit("it is closed")
     _guard_stdout()
     try:
-        cli(prog_name="probe")
+        code = cli.main(prog_name="probe", standalone_mode=False)
+        code = code if isinstance(code, int) else 0
     except SystemExit as done:
         code = done.code
     except StdoutFailed as err:
         _say_and_exit(str(err))
+    except click.BadParameter as err:
+        # A folder given for a file, a value out of range: one sentence, like every other
+        # bad input, not four lines of usage.
+        message = err.format_message()
+        click.echo(f"probe: {message[:1].lower()}{message[1:]}", err=True)
+        code = 2
+    except click.ClickException as err:
+        err.show()                      # an unknown option or command: usage helps there
+        code = err.exit_code
+    except click.Abort:
+        click.echo("Aborted!", err=True)
+        code = 1
     try:
         sys.stdout.flush()
     except (StdoutFailed, OSError, ValueError) as err:

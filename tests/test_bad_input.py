@@ -527,3 +527,14 @@ def test_damaged_stored_settings_or_family_are_named_before_a_resume_writes(isol
     assert out.stderr.startswith(f"probe: run 1's {fragment}"), out.stderr
     assert len(out.stderr.splitlines()) == 1 and "--samples" not in out.stderr
     assert dump() == before
+
+
+@pytest.mark.parametrize("args", [["score", FAMILIES / "butterfly.toml", "--responses", "d"],
+                                  ["paths", "--db", "d"],
+                                  ["run", FAMILIES / "butterfly.toml", "--system", "d"],
+                                  ["report", "--out", "o", "--dpi", "5"]])
+def test_a_folder_for_a_file_or_a_value_out_of_range_is_one_sentence(isolated, args):
+    (isolated / "d").mkdir()
+    out = _probe(*args)
+    assert out.returncode == 2, out.stderr
+    assert len(out.stderr.splitlines()) == 1 and out.stderr.startswith("probe: invalid value")
