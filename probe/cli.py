@@ -15,6 +15,7 @@ import click
 from probe import __version__
 from probe.cli_guard import check_text_params, positive_seconds, run_main
 from probe.errors import BadInput, ProbeError
+from probe.reading import terminal_safe
 from probe.limits import REQUEST_TIMEOUT_S
 
 
@@ -193,11 +194,11 @@ def match(answers: tuple[str, ...], prompt: str, pairs_path: str | None, as_json
     a, b = answers
     same, reason = same_answer(a, b, prompt)
     if as_json:
-        click.echo(json.dumps({"a": a, "b": b, "prompt": prompt, "same": same,
-                               "reason": reason}, ensure_ascii=False))
+        click.echo(terminal_safe(json.dumps({"a": a, "b": b, "prompt": prompt, "same": same,
+                                             "reason": reason}, ensure_ascii=False), True))
     else:
-        click.echo(f"same answer ({reason})" if same else
-                   f"different answers: {why_different(a, b, prompt)}")
+        click.echo(terminal_safe(f"same answer ({reason})" if same else
+                                 f"different answers: {why_different(a, b, prompt)}"))
 
 
 def _match_pairs(path: Path) -> None:
@@ -218,7 +219,7 @@ def _match_pairs(path: Path) -> None:
             obj["expected"] = expected
         obj["same"], obj["reason"] = same, reason
         out.append(json.dumps(obj, ensure_ascii=False))
-    click.echo("\n".join(out))
+    click.echo(terminal_safe("\n".join(out), True))
     if labelled:
         click.echo(f"agreement with labels: {agree}/{labelled} "
                    f"({100 * agree / labelled:.1f}%)", err=True)

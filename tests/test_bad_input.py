@@ -538,3 +538,19 @@ def test_a_folder_for_a_file_or_a_value_out_of_range_is_one_sentence(isolated, a
     out = _probe(*args)
     assert out.returncode == 2, out.stderr
     assert len(out.stderr.splitlines()) == 1 and out.stderr.startswith("probe: invalid value")
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_match_never_echoes_terminal_escapes(isolated, as_json):
+    hostile = "\x1b]0;pwn\x07"
+    out = _probe("match", hostile, "x", *(["--json"] if as_json else []))
+    assert out.returncode == 0, out.stderr
+    assert not any(ch in out.stdout for ch in "\x1b\x07\x9b"), repr(out.stdout)
+    if as_json:
+        assert json.loads(out.stdout)["a"] == hostile
+    else:
+        assert "\\x1b]0;pwn\\x07" in out.stdout
+    pairs = write_jsonl(isolated / "p.jsonl", [{"a": hostile + "\x9b2J", "b": "x"}])
+    listed = _probe("match", "--pairs", pairs)
+    assert not any(ch in listed.stdout for ch in "\x1b\x9b"), repr(listed.stdout)
+    assert json.loads(listed.stdout)["a"] == hostile + "\x9b2J"
