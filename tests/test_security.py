@@ -275,3 +275,17 @@ def test_resuming_a_server_run_never_sends_the_key_to_a_stored_address(serve, is
         assert out.returncode == 2 and fragment in out.stderr, out.stderr
         assert len(out.stderr.splitlines()) == 1
     assert planted.seen == [] and len(good.seen) == seen
+
+
+@pytest.mark.parametrize("body,fragment", [("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+                                           ("{oops", "not valid JSON"),
+                                           ("[1, 2]", "not a JSON object")],
+                         ids=["deep", "invalid", "array"])
+def test_a_hostile_config_json_is_one_sentence_before_transformers_reads_it(
+        tiny_model, isolated, butterfly_path, body, fragment):
+    folder = _folder(tiny_model, isolated / "m")
+    (folder / "config.json").write_text(body, encoding="utf-8")
+    out = subprocess.run([*PROBE, "run", "butterfly", "--model", str(folder), "--samples", "1"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2, out.stderr
+    assert f"config.json is {fragment}" in out.stderr and "Traceback" not in out.stderr

@@ -43,6 +43,27 @@ def _index_targets(index: Path) -> list[str]:
     return sorted({str(v) for v in wmap.values()})
 
 
+CONFIG_FILES = ("config.json", "generation_config.json", "tokenizer_config.json",
+                "special_tokens_map.json")
+MAX_CONFIG_BYTES = 16 << 20
+
+
+def check_config(path: Path) -> None:
+    """A small JSON file transformers reads first: valid JSON, an object, not nested past
+    what Python's parser can follow (a deep one would end the loader in a RecursionError)."""
+    raw = read_bytes(path, MAX_CONFIG_BYTES, "model config")
+    try:
+        data = json.loads(raw)
+    except RecursionError:
+        raise BadInput(f"model {path.parent}: {path.name} is nested too deeply to be a "
+                       "model config.") from None
+    except ValueError as exc:
+        raise BadInput(f"model {path.parent}: {path.name} is not valid JSON "
+                       f"({shown(str(exc), 80)}).") from None
+    if not isinstance(data, dict):
+        raise BadInput(f"model {path.parent}: {path.name} is not a JSON object.")
+
+
 def check_weights(folder: Path, allow_pickle: bool) -> None:
     """Refuse pickle checkpoints before any loader can unpickle them: a folder counts as
     safe only when safetensors files that really hold tensors are what gets loaded, and
@@ -53,6 +74,9 @@ def check_weights(folder: Path, allow_pickle: bool) -> None:
             raise BadInput(f"model {folder}: {p.name} is not a regular file (a device or "
                            "pipe).")
     files = [p for p in folder.iterdir() if p.is_file()]
+    for name in CONFIG_FILES:
+        if (folder / name).is_file():
+            check_config(folder / name)
     pickled = [p for p in files if p.suffix in PICKLE_SUFFIXES and "training_args" not in p.name]
     for index in (p for p in files if p.name.endswith(".index.json")):
         for target in _index_targets(index):
