@@ -28,7 +28,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                                rule_check)
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
-    from probe.runner import RunSettings, check_stored, fresh_seed
+    from probe.runner import RunSettings, check_stored, fresh_seed, stored_detail
     from probe.scoring import to_record
     from probe.store import Store
 
@@ -50,6 +50,11 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         if families:
             raise BadInput("--resume takes the families from the batch; drop FAMILIES.")
         st = store.batch(resume)["settings"]
+        try:
+            RunSettings.from_dict(st["run"]).validate()
+        except BadInput as exc:
+            raise BadInput(f"batch {resume}'s stored settings are damaged "
+                           f"({stored_detail(exc)}); it cannot be resumed.") from None
         for r in store.batch_runs(resume):      # damaged stored data: said before any load
             if r["status"] != "finished":
                 check_stored(store, r["id"])

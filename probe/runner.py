@@ -362,7 +362,7 @@ def resumable(store: Store, run_id: int) -> None:
     leases.refuse_if_held(store, run_id)    # before loading a model for nothing
 
 
-def _inner(exc: BadInput) -> str:
+def stored_detail(exc: BadInput) -> str:
     text = str(exc).rstrip(".")
     for prefix in ("stored run settings are damaged (", "stored family: "):
         if text.startswith(prefix):
@@ -386,7 +386,7 @@ def check_stored(store: Store, run_id: int) -> None:
         if run.seed is not None and settings.seed is not None and settings.seed != run.seed:
             raise BadInput(f"seed {run.seed} differs from the settings' {settings.seed}")
     except BadInput as exc:
-        raise BadInput(f"run {run_id}'s stored settings are damaged ({_inner(exc)}); it "
+        raise BadInput(f"run {run_id}'s stored settings are damaged ({stored_detail(exc)}); it "
                        "cannot be resumed.") from None
     try:
         fam = store.family(run.family_id)
@@ -398,7 +398,7 @@ def check_stored(store: Store, run_id: int) -> None:
             data["framing_idx"] = fam.framing_ids
         fam_mod.validate(data, "stored family")
     except BadInput as exc:
-        raise BadInput(f"run {run_id}'s stored family is damaged ({_inner(exc)}); it "
+        raise BadInput(f"run {run_id}'s stored family is damaged ({stored_detail(exc)}); it "
                        "cannot be resumed.") from None
 
 

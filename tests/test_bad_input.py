@@ -554,3 +554,25 @@ def test_match_never_echoes_terminal_escapes(isolated, as_json):
     listed = _probe("match", "--pairs", pairs)
     assert not any(ch in listed.stdout for ch in "\x1b\x9b"), repr(listed.stdout)
     assert json.loads(listed.stdout)["a"] == hostile + "\x9b2J"
+
+
+def test_a_batch_with_damaged_stored_settings_is_named_before_a_resume(isolated):
+    import sqlite3
+
+    from probe.backends.fake import FakeBackend
+    from probe.batch import Batch
+    from probe.runner import RunSettings
+    from probe.store import Store
+
+    db = isolated / "probe.db"
+    store = Store(db)
+    Batch(store, FakeBackend()).create([FAMILIES / "butterfly.toml"],
+                                       RunSettings(samples=3, seed=5), "fake", "", None)
+    store.close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE batches SET settings = "
+                     "json_set(settings, '$.run.samples', 1000000000)")
+    out = _probe("batch", "--resume", "1")
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == ("probe: batch 1's stored settings are damaged (samples 1000000000 is "
+                          "more than the limit of 10000); it cannot be resumed.\n")
