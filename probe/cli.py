@@ -361,8 +361,10 @@ def import_dataset(prompts, framings, out) -> None:
     report = do_import(Path(prompts), Path(framings), Path(out))
     for note in report.notes:
         click.echo(f"note: {note}", err=True)
+    extra = [f"{len(report.unchanged)} already there, unchanged"] if report.unchanged else []
+    extra += [f"{len(report.notes)} notes above"] if report.notes else []
     click.echo(f"wrote {len(report.written)} family files to {out}"
-               + (f" ({len(report.notes)} notes above)" if report.notes else ""))
+               + (f" ({'; '.join(extra)})" if extra else ""))
 
 
 @cli.command()
@@ -386,7 +388,9 @@ def export(run_ids, model, fmt, out, which, db_path) -> None:
         refuse_database(Path(out), db_path)
     # A reader that goes away (``| head``) or a full disk: one sentence (cli_guard).
     written = export_to(Store(db_path, must_exist=True), db_path, list(run_ids), model,
-                        Path(out) if out else None, sys.stdout, which == "latest")
+                        Path(out) if out else None, sys.stdout, which == "latest",
+                        # Path() drops a trailing '/', which is how one says "a folder".
+                        out_is_folder=bool(out) and out.endswith(("/", os.sep)))
     for path, n in written:
         if path is not None:
             click.echo(f"wrote {n} records to {path}", err=True)

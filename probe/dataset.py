@@ -8,6 +8,7 @@ without saying so, stops the import with one sentence naming the lines.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ _SLUG_DROP = {"choose", "a", "an", "the", "random", "of"}
 @dataclass
 class ImportReport:
     written: list[Path] = field(default_factory=list)
+    unchanged: list[Path] = field(default_factory=list)   # already there, identical
     notes: list[str] = field(default_factory=list)     # what was skipped or left out, and why
 
 
@@ -63,8 +65,10 @@ def id_stem(dataset_id: str) -> str:
 
 def family_name(dataset_id: str, prompt: str) -> str:
     stem = id_stem(dataset_id)
-    if len(stem) > 78:
-        raise BadInput(f"id {dataset_id[:40]!r}… is too long to name a family file.")
+    if len(stem) > 60:
+        # A long id is cut, and a hash of the whole id keeps two long ids apart.
+        digest = hashlib.sha256(dataset_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+        stem = f"{stem[:48].rstrip('-_')}-{digest}"
     # The prompt's words name the file, less those the id already says ("color", not
     # "color-color").
     id_words = set(re.findall(r"[^\W_]+", dataset_id.casefold()))
@@ -75,7 +79,7 @@ def family_name(dataset_id: str, prompt: str) -> str:
 
 def _read_prompts(path: Path) -> list[tuple[str, str, str]]:
     """(id, prompt, where) per prompt row; duplicate ids stop the import."""
-    out, seen = [], {}
+    out, seen, seen_types = [], {}, {}
     for lineno, obj in iter_objects(path, "prompts file"):
         where = f"{path}, line {lineno}"
         pid = _dataset_id(obj, where, ("id", "row_idx"))
@@ -83,8 +87,11 @@ def _read_prompts(path: Path) -> list[tuple[str, str, str]]:
         if key is None and "prompt" not in obj:
             raise BadInput(f"{where}: missing 'prompt'.")
         if pid in seen:
-            raise BadInput(f"{where}: id {pid!r} was already given at {seen[pid]} "
-                           "(ids 1 and \"1\" are the same id).")
+            same_as = (" (an integer and its digits are one id)"
+                       if type(obj.get("id", obj.get("row_idx"))) is int
+                       or seen_types[pid] is int else "")
+            raise BadInput(f"{where}: id {pid!r} was already given at {seen[pid]}{same_as}.")
+        seen_types[pid] = type(obj.get("id", obj.get("row_idx")))
         seen[pid] = where
         if prompt is not None and not isinstance(prompt, str):
             raise BadInput(f"{where}: 'prompt' must be a string.")
@@ -153,7 +160,10 @@ def import_dataset(prompts: Path, framings: Path, out: Path) -> ImportReport:
         if not texts:
             report.notes.append(f"id {pid} ({where}): no framings, not imported")
             continue
-        name = family_name(pid, prompt)
+        try:
+            name = family_name(pid, prompt)
+        except BadInput as exc:
+            raise BadInput(f"{where}: {exc}") from None
         fold = fam_mod.path_for(name, out).name.casefold()
         if fold in stems:
             raise BadInput(f"{where}: id {pid!r} would be written to the same file as id "
@@ -171,7 +181,20 @@ def import_dataset(prompts: Path, framings: Path, out: Path) -> ImportReport:
                                 "in the prompts file, not imported")
     _out_dir(out)
     for fam in plans:
-        path = fam_mod.save(fam, fam_mod.path_for(fam.name, out))
+        target = fam_mod.path_for(fam.name, out)
+        if target.exists() or target.is_symlink():
+            try:
+                same = fam_mod.load(target).to_dict() == fam.to_dict()
+            except BadInput:
+                same = False
+            if same:
+                report.unchanged.append(target)
+            else:
+                # Never over a file the user may have edited (aliases merged in the app…).
+                report.notes.append(f"id {fam.dataset_id}: {target} already exists and "
+                                    "differs; left as it is (remove it to import it again)")
+            continue
+        path = fam_mod.save(fam, target)
         if path.is_file():
             report.written.append(path)
     return report

@@ -9,6 +9,7 @@ the record and what the release format has no place for (non-picks, the run).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -119,7 +120,7 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
         "framed": _side(scored, "framed", s.framed_top, "fr", s.fr, s.rule),
         "pi": round(s.pi, 6),
         "bias_type": s.label,
-        "probe": {"rule": s.rule, "run_id": run_id, "family": fam.name,
+        "probe": {"rule": s.rule, "run_id": run_id, "family": fam.name, "status": run.status,
                   "non_picks": {"direct": s.direct_nonpicks, "framed": s.framed_nonpicks},
                   "warning": s.warning, "result": version, "rescored": rescores},
     }
@@ -127,9 +128,10 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
 
 def runs_to_export(store: Store, run_ids: list[int], model: str | None) -> list[int]:
     if run_ids:
+        run_ids = list(dict.fromkeys(run_ids))     # `--run 1 --run 1` is one record
         for rid in run_ids:
             store.run(rid)          # one sentence for an unknown id
-        return list(run_ids)
+        return run_ids
     sql = "SELECT id FROM runs WHERE status = 'finished'"
     params: list = []
     if model:
@@ -151,9 +153,24 @@ def by_model(store: Store, run_ids: Iterable[int], latest: bool = False
     return dict(out)
 
 
-def model_file_name(model: str) -> str:
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(model).name or model).strip("._") or "model"
-    return f"{stem[:100]}.jsonl"
+def model_file_names(models: Iterable[str]) -> dict[str, str]:
+    """One file name per model, distinct even where names differ only in case or in what a
+    file name cannot hold ("a/b" and "A/b", "m @ host:1/v1" and "m @ host:2/v1"): those get
+    a short hash of the full model name."""
+    def stem(model: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_.-]+", "_", model).strip("._")[:100] or "model"
+
+    models = list(models)
+    folded = defaultdict(list)
+    for m in models:
+        folded[stem(m).casefold()].append(m)
+    out = {}
+    for m in models:
+        base = stem(m)
+        if len(folded[base.casefold()]) > 1:
+            base += "-" + hashlib.sha256(m.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        out[m] = f"{base}.jsonl"
+    return out
 
 
 def lines(records: list[dict]) -> Iterator[str]:
@@ -180,19 +197,23 @@ def check_target(target: Path, db_path: str | Path) -> None:
     real = target.resolve()
     parent = real.parent
     if not parent.is_dir():
+        broken = next((p for p in [parent, *parent.parents] if p.exists()), None)
+        if broken is not None and not broken.is_dir():
+            raise BadInput(f"--out {target}: {broken} is a file, not a folder.")
         raise BadInput(f"--out {target}: the folder {parent} does not exist.")
     if real.is_dir():
         raise BadInput(f"--out {target}: is a folder.")
 
 
 def export_to(store: Store, db_path: str | Path, run_ids: list[int], model: str | None,
-              out: Path | None, stdout, latest: bool = False) -> list[tuple[Path | None, int]]:
+              out: Path | None, stdout, latest: bool = False,
+              out_is_folder: bool = False) -> list[tuple[Path | None, int]]:
     """Write the records, one file per model; returns (file or None for stdout, count)."""
     groups = by_model(store, runs_to_export(store, run_ids, model), latest)
     many = len(groups) > 1
     names = ", ".join(sorted(groups))
     # A folder: one that exists, a path ending in '/', or a new path for several models.
-    as_folder = out is not None and (out.is_dir() or str(out).endswith(os.sep)
+    as_folder = out is not None and (out.is_dir() or out_is_folder
                                      or (many and not out.exists()))
     if not as_folder:
         if many:
@@ -209,8 +230,9 @@ def export_to(store: Store, db_path: str | Path, run_ids: list[int], model: str 
         return [(out, len(records))]
     ensure_folder(out)
     written = []
+    files = model_file_names(groups)
     for name, records in sorted(groups.items()):
-        target = out / model_file_name(name)
+        target = out / files[name]
         check_target(target, db_path)
         write_atomic(target, "".join(lines(records)), "export file")
         written.append((target, len(records)))

@@ -41,8 +41,10 @@ class Family:
     framing_ids: list[int] | None = None
 
     def content_hash(self) -> str:
-        """A short hash of what is measured (not the name or where it lives)."""
-        content: dict = {"direct": self.direct, "framings": self.framings,
+        """A short hash of the family as a run keeps it: its name, what is measured and its
+        dataset numbering (not where the file lives). Two families that differ only in name
+        are two snapshots, so a run never reports another family's name or id."""
+        content: dict = {"name": self.name, "direct": self.direct, "framings": self.framings,
                          "answers": self.answers}
         if self.dataset_id is not None:
             content["id"] = self.dataset_id

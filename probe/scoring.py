@@ -128,12 +128,17 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
 
 # ----------------------------------------------------------- responses files
 
-def _row_id(obj: dict) -> str | None:
-    """A sample's family id: the released raw files say ``id``, its samplers ``entry_id``."""
+def _row_id(obj: dict, where: str) -> str | None:
+    """A sample's family id: the released raw files say ``id``, its samplers ``entry_id``.
+    An integer and its digits are one id (as import-dataset reads them); anything else that
+    is not a string is refused rather than read as "no id"."""
     for key in ("id", "entry_id"):
         value = obj.get(key)
-        if value is not None and not isinstance(value, (dict, list, bool, float)):
+        if value is None:
+            continue
+        if type(value) is int or (isinstance(value, str) and value.strip()):
             return str(value)
+        raise BadInput(f"{where}: '{key}' must be a string or an integer.")
     return None
 
 
@@ -152,11 +157,20 @@ def read_rows(paths: str | Path | Sequence[str | Path]
     if isinstance(paths, (str, Path)):
         paths = [paths]
     groups: dict[str | None, list[tuple[Path, int, dict]]] = {}
+    seen: dict[Path, Path] = {}
     for path in map(Path, paths):
-        for lineno, obj in iter_objects(path, "responses file", ("response",)):
+        real = path.resolve()
+        if real in seen:
+            raise BadInput(f"{path}: is given twice (as {seen[real]}); its samples would "
+                           "count twice.")
+        seen[real] = path
+        for lineno, obj in iter_objects(path, "responses file"):
             if obj.get("error"):
-                continue
-            groups.setdefault(_row_id(obj), []).append((path, lineno, obj))
+                continue          # a failed call, with or without a 'response'
+            where = f"{path}, line {lineno}"
+            if "response" not in obj:
+                raise BadInput(f"{where}: missing 'response'.")
+            groups.setdefault(_row_id(obj, where), []).append((path, lineno, obj))
     return groups
 
 
@@ -236,8 +250,13 @@ def families_for_rows(groups: dict, families: Sequence[Family], label: str
     """Pair each family id in a responses file with the family file of that id."""
     by_id: dict[str, Family] = {}
     for fam in families:
-        if fam.dataset_id is not None:
-            by_id.setdefault(fam.dataset_id, fam)
+        if fam.dataset_id is None:
+            continue
+        if fam.dataset_id in by_id:
+            first = by_id[fam.dataset_id]
+            raise BadInput(f"{first.path or first.name} and {fam.path or fam.name} both have "
+                           f"id {fam.dataset_id!r}; which one the responses are of is unclear.")
+        by_id[fam.dataset_id] = fam
     missing = [i for i in groups if i not in by_id]
     if missing:
         raise BadInput(f"{label}: no family file for id(s) {_id_list(missing)} "

@@ -279,3 +279,83 @@ def test_reading_commands_never_create_a_database(isolated, args):
     out = cli_run(*args, "--db", str(isolated / "missing.db"))
     assert out.exit_code == 2 and "no database at" in out.output
     assert not (isolated / "missing.db").exists()
+
+
+# ------------------------------------------------- found by the hostile-input check
+
+def test_import_never_overwrites_a_file_the_user_edited(isolated):
+    rows = ([{"id": "bird", "prompt": "Choose a random bird"}], _framings("bird"))
+    assert _import(isolated, *rows).exit_code == 0
+    target = next((isolated / "imported").iterdir())
+    edited = target.read_text() + '\n[answers]\n"Robin" = ["robin redbreast"]\n'
+    target.write_text(edited)
+    out = _import(isolated, *rows)
+    assert out.exit_code == 0 and "already exists and differs; left as it is" in out.output
+    assert target.read_text() == edited and "wrote 0 family files" in out.output
+    (isolated / "imported" / target.name).write_text(edited)
+    target.unlink()
+    assert "wrote 1 family files" in _import(isolated, *rows).output
+    again = _import(isolated, *rows)
+    assert "1 already there, unchanged" in again.output
+
+
+def test_import_names_long_ids_apart(isolated):
+    a, b = "x" * 150 + "a", "x" * 150 + "b"
+    out = _import(isolated, [{"id": a, "prompt": "Choose a random bird"},
+                             {"id": b, "prompt": "Choose a random bird"}],
+                  _framings(a) + _framings(b))
+    assert out.exit_code == 0, out.output
+    assert {load(p).dataset_id for p in (isolated / "imported").iterdir()} == {a, b}
+
+
+def test_score_refuses_ambiguous_ids_and_files_given_twice(isolated):
+    fam = _family(isolated, "f", n=3)
+    resp = write_jsonl(isolated / "r.jsonl", [{"response": "a"}, {"framing_idx": 0,
+                                                                  "response": "a"}])
+    out = cli_run("score", str(fam), "--responses", str(resp), "--responses", str(resp))
+    assert out.exit_code == 2 and "is given twice" in out.output
+    bad = write_jsonl(isolated / "b.jsonl", [{"id": 1.5, "response": "a"}])
+    out = cli_run("score", str(fam), "--responses", str(bad))
+    assert out.exit_code == 2 and "'id' must be a string or an integer" in out.output
+    folder = isolated / "fams"
+    folder.mkdir()
+    _family(folder, "one", dataset_id="bird")
+    _family(folder, "two", dataset_id="bird")
+    rows = write_jsonl(isolated / "birds.jsonl", [{"id": "bird", "response": "Robin"}])
+    out = cli_run("score", str(folder), "--responses", str(rows))
+    assert out.exit_code == 2 and "both have id 'bird'" in out.output
+
+
+def test_failed_calls_without_a_response_are_skipped(isolated):
+    fam = _family(isolated, "f", n=3)
+    resp = write_jsonl(isolated / "r.jsonl", [{"response": "Robin"},
+                                              {"framing_idx": 1, "error": "timeout"},
+                                              {"framing_idx": 0, "response": "Robin"}])
+    rec = json.loads(cli_run("score", str(fam), "--responses", str(resp), "--json").output)
+    assert rec["framed"]["n_samples"] == 1 and rec["framed"]["fr"] == 1.0
+
+
+def test_export_keeps_every_model_in_its_own_file(isolated):
+    fam = _family(isolated, "f", n=1)
+    resp = write_jsonl(isolated / "r.jsonl", [{"response": "Robin"},
+                                              {"framing_idx": 0, "response": "Robin"}])
+    for model in ("a/b", "A/b", "m @ 127.0.0.1:1/v1", "m @ 127.0.0.1:2/v1"):
+        assert cli_run("score", str(fam), "--responses", str(resp), "--model",
+                       model).exit_code == 0
+    out = cli_run("export", "--out", str(isolated / "exp") + "/")
+    assert out.exit_code == 0, out.output
+    files = list((isolated / "exp").iterdir())
+    assert len(files) == 4
+    models = {json.loads(p.read_text())["model"] for p in files}
+    assert models == {"a/b", "A/b", "m @ 127.0.0.1:1/v1", "m @ 127.0.0.1:2/v1"}
+
+
+def test_two_families_differing_only_in_name_keep_their_names(isolated):
+    resp = write_jsonl(isolated / "r.jsonl", [{"response": "Robin"},
+                                              {"framing_idx": 0, "response": "Robin"}])
+    for name in ("b2", "b3"):
+        _family(isolated, name, n=1)
+        assert cli_run("score", str(isolated / f"{name}.toml"), "--responses",
+                       str(resp)).exit_code == 0
+    ids = [json.loads(x)["id"] for x in cli_run("export").output.splitlines()]
+    assert ids == ["b2", "b3"]
