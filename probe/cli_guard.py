@@ -6,17 +6,20 @@ from __future__ import annotations
 import math
 import os
 import sys
+from errno import EPIPE
 
 import click
 
 from probe.errors import BadInput
 
 
-def _say_and_exit(why: str) -> None:
+def _say_and_exit(why: str, errno: int | None = None) -> None:
     """One sentence on stderr and exit 1, without flushing stdout again at exit (which
     would only repeat the failure as a traceback)."""
     try:
-        sys.stderr.write(f"probe: cannot write to standard output ({why}).\n")
+        sys.stderr.write("probe: standard output was closed before probe finished writing.\n"
+                         if errno == EPIPE else
+                         f"probe: cannot write to standard output ({why}).\n")
         sys.stderr.flush()
     finally:
         os._exit(1)
@@ -42,6 +45,7 @@ class StdoutFailed(Exception):
 
     def __init__(self, err: OSError):
         super().__init__(err.strerror or str(err))
+        self.errno = err.errno
 
 
 def _guard_stdout() -> None:
@@ -76,7 +80,7 @@ def run_main(cli) -> None:
     except SystemExit as done:
         code = done.code
     except StdoutFailed as err:
-        _say_and_exit(str(err))
+        _say_and_exit(str(err), err.errno)
     except click.BadParameter as err:
         # A folder given for a file, a value out of range: one sentence, like every other
         # bad input, not four lines of usage.
@@ -92,7 +96,7 @@ def run_main(cli) -> None:
     try:
         sys.stdout.flush()
     except (StdoutFailed, OSError, ValueError) as err:
-        _say_and_exit(str(err))
+        _say_and_exit(str(err), getattr(err, "errno", None))
     sys.exit(code)
 
 
