@@ -28,7 +28,8 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
                                rule_check)
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
-    from probe.runner import RunSettings, check_stored, fresh_seed, stored_detail
+    from probe.resume_checks import check_stored, stored_detail
+    from probe.runner import RunSettings, fresh_seed
     from probe.scoring import to_record
     from probe.store import Store
 
