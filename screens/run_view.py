@@ -50,7 +50,24 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         self.seed: int | None = None
         self.versions: list[dict] = []
         self.quick_on = self.settings.quick
+        self._bindings_for = ""
         self._reset_live()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Stop, resume and the quick check show in the footer only when they apply."""
+        if action in ("stop", "quick"):
+            return self.running
+        if action == "resume":
+            return (self.state in ("cancelled", "failed") and self.run_id is not None
+                    and not self.running)
+        return True
+
+    def tick(self) -> None:
+        # The state changes in the worker too; the footer follows it on the next tick.
+        if self._bindings_for != self.state:
+            self._bindings_for = self.state
+            self.refresh_bindings()
+        RunDisplay.tick(self)
 
     def _reset_live(self) -> None:
         """Match everything again: the family's answers (aliases) changed."""

@@ -168,6 +168,8 @@ def test_run_settings_dialog_sets_the_next_run(isolated):
             await pilot.press("s")
             dialog = app.screen
             assert dialog.__class__.__name__ == "SettingsScreen"
+            await pilot.press("backspace", "backspace", "1", "0")     # typed straight in
+            assert dialog.query_one("#set-samples", Input).value == "10"
             dialog.query_one("#set-samples", Input).value = "x"
             await pilot.press("ctrl+s")
             assert app.screen is dialog and "not a number" in str(
@@ -438,5 +440,35 @@ def test_a_past_run_never_recreates_a_deleted_family_file_silently(isolated):
             assert not path.exists()
             assert rs.scored.scores.fr == 1.0
             assert [v["kind"] for v in app.store.result_versions(1)] == ["sampled", "rescored"]
+
+    run(go())
+
+
+def footer_keys(screen) -> set[str]:
+    return {b.binding.key for b in screen.active_bindings.values() if b.binding.show}
+
+
+def test_a_finished_run_offers_no_stop_resume_or_quick_check(isolated):
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch", delay=0.05))
+        gem_run(app, isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("h", "enter")
+            rs = app.screen
+            assert isinstance(rs, RunScreen) and rs.read_only
+            await pilot.pause(0.3)
+            assert not {"s", "u", "k"} & footer_keys(rs) and "a" in footer_keys(rs)
+            await pilot.press("escape", "escape")
+            select(app, "gemstone")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state == "running")
+            await pilot.pause(0.3)
+            assert {"s", "k"} <= footer_keys(rs) and "u" not in footer_keys(rs)
+            await pilot.press("s")
+            await wait_until(pilot, lambda: rs.state == "cancelled")
+            await pilot.pause(0.3)
+            assert "u" in footer_keys(rs) and not {"s", "k"} & footer_keys(rs)
 
     run(go())
