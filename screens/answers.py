@@ -20,7 +20,7 @@ from probe.family import Family
 from probe.matching import normalise
 from probe.paths import families_dir
 from screens.dialogs import Choice
-from screens.tables import cursor_key, fit_columns
+from screens.tables import RowTable, cursor_key, fit_columns
 
 
 class AnswerEditing:
@@ -119,7 +119,7 @@ class AnswersScreen(ModalScreen[None]):
             yield Static("[b]Answers[/b]  space mark · m merge the marked answers into the "
                          "one under the cursor · x split · g suggest merges · escape close",
                          id="answers-help")
-            yield DataTable(id="answers", cursor_type="row")
+            yield RowTable(id="answers", cursor_type="row")
             yield Static("", id="answer-plan")
             yield Static("", id="answer-suggest")
             yield Static("", id="answer-detail")

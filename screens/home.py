@@ -3,6 +3,8 @@ and model-picker dialogs it opens."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.markup import escape
 from rich.text import Text
 from textual import on
@@ -20,7 +22,7 @@ from probe.paths import families_dir
 from probe.runner import RunSettings
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
-from screens.tables import cursor_key, fit_columns, move_to_key
+from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
 HELP = """\
 [b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
@@ -80,7 +82,7 @@ class HomeScreen(Screen):
         yield Header()
         yield Static("", id="model-status")
         yield Static("", id="settings-line")
-        yield DataTable(id="families", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="families", cursor_type="row", zebra_stripes=True)
         yield Static("", id="home-hint")
         yield Footer()
 
@@ -92,6 +94,24 @@ class HomeScreen(Screen):
             table.add_column(label, key=key)
         self.refresh_families()
         self.update_model_status()
+        # A file written, changed or deleted in another window shows up without leaving Home.
+        self.set_interval(2, self.poll_families)
+
+    def poll_families(self) -> None:
+        if self.is_current and self._folder_state() != self.folder_state:
+            self.refresh_families()
+
+    @staticmethod
+    def _folder_state() -> tuple:
+        """What changes when a family file is added, edited or removed."""
+        out = []
+        for path in sorted(families_dir().glob("*.toml")):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            out.append((path.name, st.st_mtime_ns, st.st_size))
+        return tuple(out)
 
     def on_resize(self) -> None:
         app = self.app
@@ -107,6 +127,7 @@ class HomeScreen(Screen):
     def refresh_families(self) -> None:
         app = self.app
         table = self.query_one("#families", DataTable)
+        self.folder_state = self._folder_state()
         # The cursor follows the family, not the row number: rows come and go as files do.
         keep = cursor_key(table)
         keep_row = table.cursor_row
@@ -177,12 +198,26 @@ class HomeScreen(Screen):
         key = cursor_key(self.query_one("#families", DataTable))
         return key, app.families.get(key) if key is not None else None
 
-    def fresh_family(self):
+    def why_unavailable(self, key: str | None, doing: str) -> str:
+        """Why the row under the cursor cannot be run or edited, in the user's terms."""
+        if key is None:
+            return f"No family to {doing}: press n to write one."
+        name = Path(key).name
+        if key in getattr(self, "errors", {}) and Path(key).exists():
+            return (f"{name} has an error: {self.errors[key]} Fix it in a text editor, "
+                    f"then {doing} it here.")
+        return f"{name} no longer exists in {families_dir()}/."
+
+    def fresh_family(self, doing: str = "run"):
         """The selected family as its file is now on disk (it may have been edited since
         the list was drawn); an invalid file is an error, shown, not run."""
         key, fam = self.selected_family()
         if fam is None or key is None or key.startswith("db:"):
             return fam
+        if not Path(key).exists():
+            self.notify(self.why_unavailable(key, doing), severity="warning", timeout=10)
+            self.refresh_families()
+            return None
         try:
             return fam_mod.load(key)
         except ProbeError as exc:
@@ -194,7 +229,7 @@ class HomeScreen(Screen):
     def action_run(self) -> None:
         key, fam = self.selected_family()
         if fam is None:
-            self.notify("Select a family that loads without errors first.", severity="warning")
+            self.notify(self.why_unavailable(key, "run"), severity="warning", timeout=10)
             return
         fam = self.fresh_family()
         if fam is not None:
@@ -220,9 +255,9 @@ class HomeScreen(Screen):
 
         key, fam = self.selected_family()
         if fam is None:
-            self.notify("Nothing to edit: select a family.", severity="warning")
+            self.notify(self.why_unavailable(key, "edit"), severity="warning", timeout=10)
             return
-        fam = self.fresh_family()
+        fam = self.fresh_family("edit")
         if fam is not None:
             self.app.push_screen(EditorScreen(fam))
 

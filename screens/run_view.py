@@ -20,7 +20,7 @@ from screens.answers import AnswerEditing
 from screens.dialogs import Choice, SampleDetail
 from screens.messages import RunEvent
 from screens.run_display import ACTIVE, RunDisplay, sure_text  # noqa: F401 (tests)
-from screens.tables import cursor_key, fit_columns
+from screens.tables import RowTable, cursor_key, fit_columns
 
 
 class RunScreen(RunDisplay, AnswerEditing, Screen):
@@ -91,7 +91,7 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         with Horizontal(id="dists"):
             yield Static("", id="direct-dist", classes="dist")
             yield Static("", id="framed-dist", classes="dist")
-        yield DataTable(id="framings", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="framings", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:

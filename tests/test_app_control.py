@@ -472,3 +472,37 @@ def test_a_finished_run_offers_no_stop_resume_or_quick_check(isolated):
             assert "u" in footer_keys(rs) and not {"s", "k"} & footer_keys(rs)
 
     run(go())
+
+
+def test_home_follows_the_families_folder_and_names_what_is_wrong(isolated):
+    folder = isolated / "families"
+    for name in ("a", "b", "c"):
+        small_family(folder / f"{name}.toml", name)
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            table = app.screen.query_one("#families", DataTable)
+            await pilot.press("end")
+            assert family_rows(app)[table.cursor_row] == "c"
+            await pilot.press("home")
+            assert family_rows(app)[table.cursor_row] == "a"
+            select(app, "b")
+            (folder / "0.toml").write_text('direct = "x"\nframings = []\n')   # sorts first
+            small_family(folder / "d.toml", "d")
+            await wait_until(pilot, lambda: "d" in family_rows(app), timeout=5)
+            assert family_rows(app)[table.cursor_row] == "b"        # still on b
+            await pilot.press("home", "e")
+            message = str(list(app._notifications)[-1].message)
+            assert "0.toml" in message and "text editor" in message and "framings" in message
+            await pilot.press("r")
+            assert "text editor" in str(list(app._notifications)[-1].message)
+            select(app, "c")
+            (folder / "c.toml").unlink()
+            await pilot.press("r")
+            assert isinstance(app.screen, HomeScreen)
+            assert "c.toml no longer exists" in str(list(app._notifications)[-1].message)
+            assert "c" not in family_rows(app)
+
+    run(go())
