@@ -20,6 +20,7 @@ from probe.family import Family
 from probe.matching import normalise
 from probe.paths import families_dir
 from screens.dialogs import Choice
+from screens.run_display import form_counts, why_words
 from screens.tables import RowTable, cursor_key, fit_columns
 
 
@@ -140,6 +141,7 @@ class AnswersScreen(ModalScreen[None]):
 
     def clusters(self) -> dict[str, dict]:
         out: dict[str, dict] = {}
+        times = form_counts(self.run_screen.scored.matches)
         for r, m in self.run_screen.scored.matches:
             if not m.canonical:
                 continue
@@ -147,7 +149,8 @@ class AnswersScreen(ModalScreen[None]):
                                              "nonpick": False})
             c[r.kind] += 1
             c["nonpick"] |= m.refusal
-            c["forms"].setdefault(m.answer, set()).add(m.reason)
+            c["forms"].setdefault(m.answer, set()).add(why_words(
+                m.answer, m.canonical, m.reason, times[normalise(m.answer)]))
         return out
 
     def refresh_table(self) -> None:

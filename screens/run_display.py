@@ -4,11 +4,13 @@ table and the result versions; refreshed from a timer, never per sample."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 from rich.markup import escape
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
+from probe.matching import normalise
 from probe.metrics import LABEL_TEXT, AnswerCount, Scores
 from probe.report import bar, floor_percent
 from probe.store import as_sampled, version_kind
@@ -20,6 +22,23 @@ ACTIVE = ("starting", "running", "stopping")
 def sure_text(p_label: float) -> str:
     """The label's probability, floored: a label short of settled (95%) never reads 95%."""
     return f"{floor_percent(p_label)} sure"
+
+
+def why_words(answer: str, canonical: str, reason: str, times: int = 1) -> str:
+    """The matcher's reason in words: how a form joined its answer, or that it joined none
+    (``times``: how often the run gave this form). A bare "exact" on a row that only
+    repeats an answer would read as "exact match"; "alias" on the answer's own name as if
+    it were another word for it."""
+    if reason == "new":
+        return "new answer"
+    if normalise(answer) == normalise(canonical) and reason in ("exact", "alias"):
+        return "repeated" if times > 1 else "the answer itself"
+    return reason
+
+
+def form_counts(matches) -> Counter:
+    """How often each form (as the matcher normalises it) was given in a run."""
+    return Counter(normalise(m.answer) for _, m in matches)
 
 
 def when(t: float) -> str:
@@ -156,7 +175,9 @@ class RunDisplay:
         table = self.query_one("#framings", DataTable)
         framed = {}
         top = None
+        times: Counter = Counter()
         if self.scored:
+            times = form_counts(self.scored.matches)
             top = self.scored.scores.top_answer
             framed = {r.idx: m for r, m in self.scored.matches if r.kind == "framed"}
         if table.row_count != len(self.family.framings):
@@ -170,7 +191,9 @@ class RunDisplay:
             if m is None:
                 continue
             hit = m.canonical == top and bool(top) and not m.refusal
-            values = (m.canonical or "(empty)", hit, m.reason, m.refusal)
+            values = (m.canonical or "(empty)", hit, why_words(m.answer, m.canonical, m.reason,
+                                                             times[normalise(m.answer)]),
+                      m.refusal)
             if self._cells.get(i) == values:
                 continue
             self._cells[i] = values
@@ -178,5 +201,5 @@ class RunDisplay:
                                                      else "dim"))
             table.update_cell(str(i), "top", Text("✓" if hit else "✗",
                                                   style="green" if hit else "red"))
-            table.update_cell(str(i), "why", Text(m.reason + (" · not a pick" if m.refusal
-                                                              else ""), style="dim"))
+            table.update_cell(str(i), "why", Text(values[2] + (" · not a pick" if m.refusal
+                                                               else ""), style="dim"))

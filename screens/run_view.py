@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from probe.errors import ProbeError
 from probe.family import Family
+from probe.matching import normalise
 from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, RunSettings,
                           SampleDrawn)
 from probe.reference import live_scorer
@@ -19,7 +20,8 @@ from probe.scoring import Response
 from screens.answers import AnswerEditing
 from screens.dialogs import Choice, SampleDetail
 from screens.messages import RunEvent
-from screens.run_display import ACTIVE, RunDisplay, sure_text  # noqa: F401 (tests)
+from screens.run_display import (ACTIVE, RunDisplay, form_counts,  # noqa: F401 (tests)
+                                 sure_text, why_words)
 from screens.tables import RowTable, cursor_key, fit_columns
 
 
@@ -267,8 +269,9 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
             ("Raw response", sample.response),
             ("Extracted answer", match.answer),
             ("Canonical answer", match.canonical),
-            ("Why", f"{match.reason}{f' · not a pick ({match.nonpick})' if match.nonpick else ''}"
-                    f" — {verdict}"),
+            ("Why", why_words(match.answer, match.canonical, match.reason,
+                              form_counts(self.scored.matches)[normalise(match.answer)])
+             + (f" · not a pick ({match.nonpick})" if match.nonpick else "") + f" — {verdict}"),
         ]))
 
     @on(DataTable.RowSelected, "#framings")

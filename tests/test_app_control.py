@@ -506,3 +506,30 @@ def test_home_follows_the_families_folder_and_names_what_is_wrong(isolated):
             assert "c" not in family_rows(app)
 
     run(go())
+
+
+def test_the_why_column_says_new_answer_and_never_calls_an_answer_its_own_alias(isolated):
+    path = isolated / "families" / "gemstone.toml"
+    fam_mod.save(fam_mod.Family("gemstone", "Choose a random gemstone.",
+                                [f"Scenario {i}: which gem?" for i in range(4)],
+                                {"Emerald": ["Smaragd"]}), path)
+    answers = {"0": "Diamond", "1": "Emerald", "2": "Opal", "3": "Smaragd"}
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(
+            lambda p: "Diamond" if p.startswith("Choose") else answers[p.split()[1][0]]))
+        async with app.run_test(size=(160, 45)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            await pilot.pause(0.3)
+            table = rs.query_one("#framings", DataTable)
+            why = [str(table.get_cell(str(i), "why")) for i in range(4)]
+            assert why[2] == "new answer"                    # Opal, once: joined nothing
+            assert why[1] == "the answer itself" and why[3] == "alias"
+            await pilot.press("a")
+            detail = str(app.screen.query_one("#answer-detail", Static).render())
+            assert "Diamond" in detail and "repeated" in detail and "exact" not in detail
+
+    run(go())
