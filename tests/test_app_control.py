@@ -96,7 +96,7 @@ def test_r_while_the_model_loads_runs_once_it_is_ready(isolated):
             await pilot.press("r")
             assert isinstance(app.screen, HomeScreen)
             status = str(app.screen.query_one("#model-status", Static).render())
-            assert "waiting for model" in status and "b" in status
+            assert "then runs b" in status
             gate.set()
             await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
             await wait_until(pilot, lambda: app.screen.state.startswith("finished"))
@@ -531,5 +531,36 @@ def test_the_why_column_says_new_answer_and_never_calls_an_answer_its_own_alias(
             await pilot.press("a")
             detail = str(app.screen.query_one("#answer-detail", Static).render())
             assert "Diamond" in detail and "repeated" in detail and "exact" not in detail
+
+    run(go())
+
+
+def test_while_a_model_loads_home_shows_its_own_last_labels(isolated):
+    path = isolated / "families" / "b.toml"
+    small_family(path)
+    gate = threading.Event()
+
+    class SlowLoad(FakeBackend):
+        def load(self, progress=None):
+            gate.wait(10)
+            super().load(progress)
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db",
+                       backend_factory=lambda spec: (SlowLoad(answer_by_prompt), "fake-model"))
+        backend = FakeBackend(answer_by_prompt)
+        backend.load()
+        r = Runner(app.store, backend)
+        r.execute(r.create(fam_mod.load(path), RunSettings(samples=3), "fake-model"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state.startswith("loading: loading"))
+            await pilot.pause(0.2)
+            table = app.screen.query_one("#families", DataTable)
+            row = [str(c) for c in table.get_row_at(0)]
+            assert row[3].startswith("Deep") or row[3].startswith("Shallow") or \
+                row[3].startswith("Non-bias"), row
+            assert "fake-model" not in row[4]
+            gate.set()
+            await wait_until(pilot, lambda: app.model_state == "ready")
 
     run(go())
