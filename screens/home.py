@@ -3,6 +3,7 @@ and model-picker dialogs it opens."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rich.markup import escape
@@ -35,6 +36,19 @@ HELP = """\
 Everywhere: ? this help · ctrl+p command palette · escape back · q quit
 (leaving or quitting while a run samples asks first)
 """
+
+
+def prompt_cell(prompts: list[str]):
+    """How a family's direct prompt reads in its column: the words every family starts
+    with ("Choose a random") are left out, so a narrow column shows what differs."""
+    common = os.path.commonprefix(prompts) if len(prompts) > 1 else ""
+    common = common[:common.rfind(" ") + 1]
+    cut = len(common) if len(common) >= 6 else 0
+
+    def cell(text: str) -> Text:
+        shown = "…" + text[cut:] if cut and text.startswith(common) else text
+        return Text(shown, overflow="ellipsis")      # a cut prompt ends in …
+    return cell
 
 
 class HelpScreen(ModalScreen):
@@ -118,7 +132,7 @@ class HomeScreen(Screen):
         longest = max((len(f.name) for f in app.families.values()), default=6)
         fit_columns(self.query_one("#families", DataTable), self.size.width,
                     {"family": min(max(longest, 6) + 1, 24), "framings": 8, "label": 16},
-                    {"prompt": 1.3, "others": 1.0})
+                    {"prompt": 1.3, "others": 1.0}, minimum=len("other models"))
 
     def on_screen_resume(self) -> None:
         self.refresh_families()
@@ -145,14 +159,16 @@ class HomeScreen(Screen):
 
         app.families = {}
         self.errors: dict[str, str] = {}
-        for path, fam in fam_mod.discover(families_dir()):
+        found = fam_mod.discover(families_dir())
+        prompt = prompt_cell([f.direct for _, f in found if not isinstance(f, ProbeError)])
+        for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
                 table.add_row(Text(path.stem), "—", Text(str(fam), style="red"), "", "",
                               key=str(path))
                 continue
             app.families[str(path)] = fam
-            table.add_row(Text(fam.name), str(len(fam.framings)), Text(fam.direct),
+            table.add_row(Text(fam.name), str(len(fam.framings)), prompt(fam.direct),
                           *label_cells(fam.name), key=str(path))
         for name in app.store.family_names():
             if not any(f.name == name for f in app.families.values()):
@@ -162,7 +178,7 @@ class HomeScreen(Screen):
                     key = f"db:{name}"
                     app.families[key] = fam
                     table.add_row(Text(name) + Text(" (db)", style="dim"),
-                                  str(len(fam.framings)), Text(fam.direct), *label_cells(name),
+                                  str(len(fam.framings)), prompt(fam.direct), *label_cells(name),
                                   key=key)
         if table.row_count and not move_to_key(table, keep):
             table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))

@@ -64,6 +64,15 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
                     and not self.running)
         return True
 
+    def on_key(self, event) -> None:
+        """A key the footer hides just now still says why it does nothing."""
+        why = {"s": f"Nothing to stop: the run is {self.state}.",
+               "u": f"Nothing to resume: the run is {self.state}.",
+               "k": "Quick check applies while a run samples."}
+        action = {"s": "stop", "u": "resume", "k": "quick"}.get(event.key)
+        if action and not self.check_action(action, ()):
+            self.notify(why[event.key])
+
     def tick(self) -> None:
         # The state changes in the worker too; the footer follows it on the next tick.
         if self._bindings_for != self.state:
@@ -129,8 +138,9 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
 
     def on_resize(self) -> None:
         width = self.size.width
+        self._dirty = True          # the boxes and distributions fold to the new width
         fit_columns(self.query_one("#framings", DataTable), width,
-                    {"n": 3, "top": 4, "why": min(22, max(6, width // 8))},
+                    {"n": 3, "top": 4, "why": min(18, max(len("containment"), width // 7))},
                     {"answer": 1.0, "scenario": 2.4}, minimum=6)
 
     def _load_versions(self) -> None:

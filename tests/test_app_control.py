@@ -459,6 +459,9 @@ def test_a_finished_run_offers_no_stop_resume_or_quick_check(isolated):
             assert isinstance(rs, RunScreen) and rs.read_only
             await pilot.pause(0.3)
             assert not {"s", "u", "k"} & footer_keys(rs) and "a" in footer_keys(rs)
+            await pilot.press("s")
+            assert "Nothing to stop: the run is finished" in str(
+                list(app._notifications)[-1].message)
             await pilot.press("escape", "escape")
             select(app, "gemstone")
             await pilot.press("r")
@@ -562,5 +565,61 @@ def test_while_a_model_loads_home_shows_its_own_last_labels(isolated):
             assert "fake-model" not in row[4]
             gate.set()
             await wait_until(pilot, lambda: app.model_state == "ready")
+
+    run(go())
+
+
+def test_home_leaves_out_the_words_every_direct_prompt_starts_with(isolated):
+    for name, thing in (("b", "popular butterfly."), ("g", "gemstone."), ("t", "type of tea.")):
+        fam_mod.save(fam_mod.Family(name, f"Choose a random {thing}", ["Which one?"]),
+                     isolated / "families" / f"{name}.toml")
+
+    async def go():
+        app = make(isolated, autoload=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            table = app.screen.query_one("#families", DataTable)
+            cells = [str(table.get_row_at(i)[2]) for i in range(3)]
+            assert cells == ["…popular butterfly.", "…gemstone.", "…type of tea."]
+            assert table.columns["others"].width >= len("other models")
+
+    run(go())
+
+
+def test_at_80x24_every_run_view_line_stays_one_line(isolated):
+    fam_mod.save(fam_mod.Family("gemstone", "Choose a random gemstone.",
+                                [f"Scenario {i}: which gem? " + "so many words " * 8
+                                 for i in range(14)]), isolated / "families" / "g.toml")
+    long = "Grapefruit tourmaline from the mines of Madagascar"
+
+    def answer(p):
+        if p.startswith("Choose"):
+            return long
+        return "I can't choose." if int(p.split()[1].rstrip(":")) % 2 else "Watermelon opal"
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db", backend_factory=lambda spec: (
+            FakeBackend(answer), "gemma-3-270m-it-qat (Q4_K_M, a long display name)"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state.startswith("finished"))
+            await pilot.pause(0.4)
+
+            def lines(selector):
+                w = rs.query_one(selector, Static)
+                return [strip.text.strip() for strip in w.render_lines(w.region.reset_offset)]
+
+            title = lines("#run-title")
+            assert len(title) == 2 and title[0].endswith("…")
+            assert "finished" in title[0]                     # the state is never the part cut
+            for side in ("#direct-dist", "#framed-dist"):
+                rows = [line for line in lines(side) if line]
+                assert all(line.split()[-1].isdigit() or line.endswith("⊘") or
+                           line.startswith(("Direct", "Framed", "…")) for line in rows), rows
+            assert any("…" in line for line in lines("#direct-dist"))
+            fr = lines("#fr")
+            assert any("picks · 7 ⊘" in line for line in fr), fr
 
     run(go())
