@@ -32,6 +32,16 @@ def select(app, name: str) -> None:
     table.move_cursor(row=family_rows(app).index(name))
 
 
+async def finished_run(app, pilot):
+    """Once the model is ready: r on Home, and the run view once its run has finished."""
+    await wait_until(pilot, lambda: app.model_state == "ready")
+    await pilot.press("r")
+    rs = app.screen
+    await wait_until(pilot, lambda: rs.state.startswith("finished"))
+    await pilot.pause(0.3)
+    return rs
+
+
 def small_family(path, name="b", n=4):
     fam_mod.save(fam_mod.Family(name, "Choose a random popular butterfly.",
                                 [f"Scenario {i}: which?" for i in range(n)]), path)
@@ -204,11 +214,7 @@ def test_reframing_columns_use_the_width_and_enter_shows_the_sample(isolated):
     async def go():
         app = make(isolated, backend=FakeBackend(lambda p: "Grapefruit tourmaline"))
         async with app.run_test(size=(160, 45)) as pilot:
-            await wait_until(pilot, lambda: app.model_state == "ready")
-            await pilot.press("r")
-            rs = app.screen
-            await wait_until(pilot, lambda: rs.state.startswith("finished"))
-            await pilot.pause(0.3)
+            rs = await finished_run(app, pilot)
             table = rs.query_one("#framings", DataTable)
             assert table.columns["answer"].width >= len("Grapefruit tourmaline")
             assert table.columns["why"].width >= len("exact")
@@ -522,11 +528,7 @@ def test_the_why_column_says_new_answer_and_never_calls_an_answer_its_own_alias(
         app = make(isolated, backend=FakeBackend(
             lambda p: "Diamond" if p.startswith("Choose") else answers[p.split()[1][0]]))
         async with app.run_test(size=(160, 45)) as pilot:
-            await wait_until(pilot, lambda: app.model_state == "ready")
-            await pilot.press("r")
-            rs = app.screen
-            await wait_until(pilot, lambda: rs.state.startswith("finished"))
-            await pilot.pause(0.3)
+            rs = await finished_run(app, pilot)
             table = rs.query_one("#framings", DataTable)
             why = [str(table.get_cell(str(i), "why")) for i in range(4)]
             assert why[2] == "new answer"                    # Opal, once: joined nothing
@@ -601,11 +603,7 @@ def test_at_80x24_every_run_view_line_stays_one_line(isolated):
         app = make_app(db_path=isolated / "probe.db", backend_factory=lambda spec: (
             FakeBackend(answer), "gemma-3-270m-it-qat (Q4_K_M, a long display name)"))
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_until(pilot, lambda: app.model_state == "ready")
-            await pilot.press("r")
-            rs = app.screen
-            await wait_until(pilot, lambda: rs.state.startswith("finished"))
-            await pilot.pause(0.4)
+            rs = await finished_run(app, pilot)
 
             def lines(selector):
                 w = rs.query_one(selector, Static)
