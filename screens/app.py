@@ -18,7 +18,8 @@ from probe.runner import RunSettings
 from probe.store import Store
 from screens.charts import ChartsScreen
 from screens.dialogs import Choice
-from screens.home import HelpScreen, HomeScreen, ModelPicker
+from screens.help import HelpScreen
+from screens.home import HomeScreen, ModelPicker
 from screens.messages import ModelFailed, ModelLoaded, ModelLoading
 
 __all__ = ["ProbeApp", "HomeScreen", "HelpScreen", "ModelPicker", "make_app", "run_app"]

@@ -1,5 +1,5 @@
-"""Home: the families with their last labels, the model and the run settings; the help
-and model-picker dialogs it opens."""
+"""Home: the families with their last labels, the model and the run settings; the
+model-picker dialog it opens."""
 
 from __future__ import annotations
 
@@ -25,19 +25,6 @@ from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
-HELP = """\
-[b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
-
-[b]Home[/b]     r run · n new family · e edit · h history · m model · g charts · s run settings
-[b]Editor[/b]   ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a line
-[b]Run[/b]      s stop · u resume · k quick check · a answers · enter one reframing's sample
-[b]Answers[/b]  space mark · m merge the marked into the row under the cursor · x split
-[b]History[/b]  enter open · space mark · c compare two marked · / filter
-Everywhere: ? this help · ctrl+p command palette · escape back · q quit
-(leaving or quitting while a run samples asks first)
-"""
-
-
 def prompt_cell(prompts: list[str]):
     """How a family's direct prompt reads in its column: the words every family starts
     with ("Choose a random") are left out, so a narrow column shows what differs."""
@@ -49,15 +36,6 @@ def prompt_cell(prompts: list[str]):
         shown = "…" + text[cut:] if cut and text.startswith(common) else text
         return Text(shown, overflow="ellipsis")      # a cut prompt ends in …
     return cell
-
-
-class HelpScreen(ModalScreen):
-    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close")]
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="help-box"):
-            yield Static(HELP, id="help-text")
-            yield Static("[dim]escape to close[/dim]")
 
 
 class ModelPicker(ModalScreen[str | None]):

@@ -13,6 +13,7 @@ from probe import family as fam_mod
 from probe.backends.fake import FakeBackend
 from probe.runner import Runner, RunSettings
 from screens.app import HomeScreen, make_app
+from screens.help import HELP
 from screens.history import HistoryScreen
 from screens.run_view import RunScreen, sure_text
 from test_app import answer_by_prompt, make, wait_until
@@ -619,5 +620,23 @@ def test_at_80x24_every_run_view_line_stays_one_line(isolated):
             assert any("…" in line for line in lines("#direct-dist"))
             fr = lines("#fr")
             assert any("picks · 7 ⊘" in line for line in fr), fr
+
+    run(go())
+
+
+def test_help_fits_80x24_names_every_screens_keys_and_wraps_under_itself(isolated):
+    async def go():
+        app = make(isolated, autoload=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("question_mark")
+            box = app.screen.query_one("#help-box")
+            assert box.region.height <= 24
+            w = app.screen.query_one("#help-text", Static)
+            lines = [strip.text for strip in w.render_lines(w.region.reset_offset)]
+            text = " ".join(" ".join(lines).split())
+            assert "g suggest merges" in text and "Charts" in text and "enter open its run" in text
+            sections = [where for where, _ in HELP]
+            for line in lines:
+                assert line.split()[0] in sections or line.startswith(" " * 8), line
 
     run(go())
