@@ -165,8 +165,10 @@ class AnswersScreen(ModalScreen[None]):
             # Text cells: DataTable would parse a plain str as markup.
             # ⊘: a refusal or an echo of the question — shown, never counted as a pick.
             label = Text(name) + (Text(" ⊘", style="dim") if c["nonpick"] else Text(""))
+            label.overflow = "ellipsis"          # a long answer or form list ends in …
             table.add_row("●" if name in self.marked else " ", label, str(c["direct"]),
-                          str(c["framed"]), Text(", ".join(c["forms"])), key=name)
+                          str(c["framed"]), Text(", ".join(c["forms"]), overflow="ellipsis"),
+                          key=name)
         if keep in clusters:
             table.move_cursor(row=table.get_row_index(keep))
         self.show_detail()

@@ -22,7 +22,8 @@ WIDE = 120          # from this many columns the breakdown plot sits beside the 
 
 class ChartsScreen(Screen):
     DEFAULT_CSS = """
-    ChartsScreen #charts-status, ChartsScreen #charts-legend { height: 1; padding: 0 1; }
+    ChartsScreen #charts-status, ChartsScreen #charts-legend { height: 1; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis; }
     ChartsScreen #charts-point { height: 2; padding: 0 1; background: $boost; }
     ChartsScreen #charts-body { height: 1fr; }
     ChartsScreen #scatter { width: 2fr; }

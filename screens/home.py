@@ -142,7 +142,8 @@ class HomeScreen(Screen):
         for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
-                table.add_row(Text(path.stem), "—", Text(str(fam), style="red"), "", "",
+                table.add_row(Text(path.stem), "—", Text(str(fam), style="red",
+                                                         overflow="ellipsis"), "", "",
                               key=str(path))
                 continue
             app.families[str(path)] = fam
@@ -198,8 +199,9 @@ class HomeScreen(Screen):
             return f"No family to {doing}: press n to write one."
         name = Path(key).name
         if key in getattr(self, "errors", {}) and Path(key).exists():
-            return (f"{name} has an error: {self.errors[key]} Fix it in a text editor, "
-                    f"then {doing} it here.")
+            # The loader's message names the file and line already.
+            return (f"{self.errors[key]} Fix the file in a text editor, then {doing} it "
+                    "here.")
         return f"{name} no longer exists in {families_dir()}/."
 
     def fresh_family(self, doing: str = "run"):

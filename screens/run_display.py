@@ -52,9 +52,10 @@ def _fmt_rate(name: str, value: float, hits: int, n: int, ci: tuple[float, float
     aside = f" · {nonpicks} ⊘" if nonpicks else ""
     if n == 0:
         return f"[b]{name}[/b]\n[dim]—{aside}[/dim]\n[dim]no picks[/dim]"
-    count = f"{hits} of {n} picks"
-    if len(count + aside) > room:
-        count = f"{hits}/{n} picks"
+    forms = [(f"{hits} of {n} picks", aside), (f"{hits}/{n} picks", aside),
+             (f"{hits}/{n} picks", f", {nonpicks} ⊘" if nonpicks else ""),
+             (f"{hits}/{n}", aside)]
+    count, aside = next((f for f in forms if len(f[0] + f[1]) <= room), forms[-1])
     return (f"[b]{name}[/b]  {value:.2f}\n{count}[dim]{aside}[/dim]\n"
             f"[dim]95% CI {ci[0]:.2f}–{ci[1]:.2f}[/dim]")
 

@@ -140,7 +140,7 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         width = self.size.width
         self._dirty = True          # the boxes and distributions fold to the new width
         fit_columns(self.query_one("#framings", DataTable), width,
-                    {"n": 3, "top": 4, "why": min(18, max(len("containment"), width // 7))},
+                    {"n": 3, "top": 4, "why": min(22, max(len("containment"), width // 7))},
                     {"answer": 1.0, "scenario": 2.4}, minimum=6)
 
     def _load_versions(self) -> None:

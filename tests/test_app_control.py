@@ -15,6 +15,7 @@ from probe.runner import Runner, RunSettings
 from screens.app import HomeScreen, make_app
 from screens.help import HELP
 from screens.history import HistoryScreen
+from screens.run_display import _fmt_rate
 from screens.run_view import RunScreen, sure_text
 from test_app import answer_by_prompt, make, wait_until
 
@@ -620,6 +621,8 @@ def test_at_80x24_every_run_view_line_stays_one_line(isolated):
             assert any("…" in line for line in lines("#direct-dist"))
             fr = lines("#fr")
             assert any("picks · 7 ⊘" in line for line in fr), fr
+        assert _fmt_rate("FR", 0, 0, 13, (0, 0.23), 17, room=16).split("\n")[1] == \
+            "0/13 picks[dim], 17 ⊘[/dim]"           # the walkthrough's box, one line
 
     run(go())
 
