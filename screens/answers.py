@@ -20,7 +20,8 @@ from probe.family import Family
 from probe.matching import normalise
 from probe.paths import families_dir
 from screens.dialogs import Choice
-from screens.tables import cursor_key, fit_columns
+from screens.run_display import form_counts, why_words
+from screens.tables import RowTable, cursor_key, fit_columns
 
 
 class AnswerEditing:
@@ -119,7 +120,7 @@ class AnswersScreen(ModalScreen[None]):
             yield Static("[b]Answers[/b]  space mark · m merge the marked answers into the "
                          "one under the cursor · x split · g suggest merges · escape close",
                          id="answers-help")
-            yield DataTable(id="answers", cursor_type="row")
+            yield RowTable(id="answers", cursor_type="row")
             yield Static("", id="answer-plan")
             yield Static("", id="answer-suggest")
             yield Static("", id="answer-detail")
@@ -140,6 +141,7 @@ class AnswersScreen(ModalScreen[None]):
 
     def clusters(self) -> dict[str, dict]:
         out: dict[str, dict] = {}
+        times = form_counts(self.run_screen.scored.matches)
         for r, m in self.run_screen.scored.matches:
             if not m.canonical:
                 continue
@@ -147,7 +149,8 @@ class AnswersScreen(ModalScreen[None]):
                                              "nonpick": False})
             c[r.kind] += 1
             c["nonpick"] |= m.refusal
-            c["forms"].setdefault(m.answer, set()).add(m.reason)
+            c["forms"].setdefault(m.answer, set()).add(why_words(
+                m.answer, m.canonical, m.reason, times[normalise(m.answer)]))
         return out
 
     def refresh_table(self) -> None:
@@ -162,8 +165,10 @@ class AnswersScreen(ModalScreen[None]):
             # Text cells: DataTable would parse a plain str as markup.
             # ⊘: a refusal or an echo of the question — shown, never counted as a pick.
             label = Text(name) + (Text(" ⊘", style="dim") if c["nonpick"] else Text(""))
+            label.overflow = "ellipsis"          # a long answer or form list ends in …
             table.add_row("●" if name in self.marked else " ", label, str(c["direct"]),
-                          str(c["framed"]), Text(", ".join(c["forms"])), key=name)
+                          str(c["framed"]), Text(", ".join(c["forms"]), overflow="ellipsis"),
+                          key=name)
         if keep in clusters:
             table.move_cursor(row=table.get_row_index(keep))
         self.show_detail()

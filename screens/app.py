@@ -18,7 +18,8 @@ from probe.runner import RunSettings
 from probe.store import Store
 from screens.charts import ChartsScreen
 from screens.dialogs import Choice
-from screens.home import HelpScreen, HomeScreen, ModelPicker
+from screens.help import HelpScreen
+from screens.home import HomeScreen, ModelPicker
 from screens.messages import ModelFailed, ModelLoaded, ModelLoading
 
 __all__ = ["ProbeApp", "HomeScreen", "HelpScreen", "ModelPicker", "make_app", "run_app"]
@@ -58,10 +59,12 @@ class ProbeApp(App):
     def model_status_text(self) -> str:
         colour = {"ready": "green", "loading": "yellow", "failed": "red"}.get(
             self.model_state.split(":")[0], "dim")
-        waiting = (f"   [yellow]waiting for model… then runs {escape(self.pending_run.name)}"
-                   "[/yellow]" if self.pending_run is not None else "")
+        waiting = (f"  [yellow]then runs {escape(self.pending_run.name)}[/yellow]"
+                   if self.pending_run is not None else "")
+        # "loading: loading gemma-3-270m (…) (10%)" says the name twice on a short line.
+        state = self.model_state.replace(f"loading: loading {self.model_display} ", "loading ")
         return (f" model: [b]{escape(self.model_display)}[/b]  [{colour}]"
-                f"{escape(self.model_state)}[/{colour}]{waiting}   [dim](m to change)[/dim]")
+                f"{escape(state)}[/{colour}]{waiting}   [dim](m to change)[/dim]")
 
     # ------------------------------------------------------------ model
 
@@ -84,6 +87,9 @@ class ProbeApp(App):
                 backend = make_backend(resolved, threads=threads)
                 display = resolved.display
                 self.resolved_model = resolved
+            # Named as it will be stored from here on: Home shows this model's last labels
+            # while it loads, not "—" beside them under "other models".
+            self.model_display = display
             self.post_message(ModelLoading(f"loading {display}", 0.1))
             backend.load(lambda text, frac: self.post_message(ModelLoading(text, frac)))
         except ProbeError as exc:

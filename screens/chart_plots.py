@@ -9,10 +9,12 @@ from typing import Sequence
 from rich.text import Text
 from textual import events
 from textual.message import Message
+from textual.widget import Widget
 from textual_plotext import PlotextPlot
 
 from probe.charts.data import LABELS, Thresholds
 from probe.charts.palette import COLOURS, MARKS, SELECTED, THRESHOLD, rgb
+from probe.metrics import LABEL_TEXT
 
 UNIT_TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1.0]
 UNIT_LABELS = ["0", "0.2", "0.4", "0.6", "0.8", "1.0"]
@@ -95,25 +97,37 @@ def _frame_of(plain: str) -> tuple[int, int, int, int] | None:
     return (top, left, bottom, right) if right > left else None
 
 
-class BreakdownPlot(PlotextPlot):
-    """Per model, the share of its families that are Deep, Shallow and Non-bias."""
+class BreakdownPlot(Widget):
+    """Per model, the share of its families that are Deep, Shallow and Non-bias: the name
+    on its own line, one stacked bar under it and the percents in words, so a bar never
+    drifts from its label (plotext's grouped bars did) and a long name is shortened with …"""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.by_model: dict[str, dict] = {}
 
     def show(self, by_model: dict[str, dict]) -> None:
-        plt = self.plt
-        plt.clear_data()
-        plt.clear_figure()
-        # Horizontal, so model names are y labels: plotext places x labels in an order
-        # that depends on Python's hash seed, which made the picture differ between runs.
-        models = list(by_model)[::-1]                  # the first model on top
-        if models:
-            # plotext's output is read back as ANSI: a name's own escapes must not style it.
-            names = [f"{''.join(c for c in m if c.isprintable())[:16]} ({by_model[m]['n']})"
-                     for m in models]
-            # Deep on top of each group; the colours are the screen's legend line's.
-            order = LABELS[::-1]
-            plt.multiple_bar(names, [[by_model[m][k] for m in models] for k in order],
-                             color=[RGB[k] for k in order], orientation="horizontal")
-            plt.xlim(0, 100)
-            plt.xticks([0, 20, 40, 60, 80, 100])
-        plt.title("Bias types per model (%)")
+        self.by_model = by_model
         self.refresh()
+
+    def render(self) -> Text:
+        width = max(10, self.size.width - 2)
+        text = Text("Bias types per model\n", style="bold")
+        for key in LABELS:
+            text.append(f"{MARKS[key]} {LABEL_TEXT[key]}  ", style=f"bold {COLOURS[key]}")
+        text.append("\n")
+        for model, shares in self.by_model.items():
+            # The name is data: only its printable characters, never its escapes.
+            name = f"{''.join(c for c in model if c.isprintable())} ({shares['n']})"
+            text.append("\n" + (name if len(name) <= width else name[:width - 1] + "…"),
+                        style="bold")
+            text.append("\n")
+            done = 0.0
+            for key in LABELS:        # cumulative rounding: the segments fill the bar exactly
+                start, done = round(done * width / 100), done + shares[key]
+                text.append("█" * (round(done * width / 100) - start), style=COLOURS[key])
+            text.append("\n")
+            for key in LABELS:
+                text.append(f"{LABEL_TEXT[key]} {shares[key]:.0f}%  ", style=COLOURS[key])
+            text.append("\n")
+        return text

@@ -22,11 +22,12 @@ WIDE = 120          # from this many columns the breakdown plot sits beside the 
 
 class ChartsScreen(Screen):
     DEFAULT_CSS = """
-    ChartsScreen #charts-status, ChartsScreen #charts-legend { height: 1; padding: 0 1; }
+    ChartsScreen #charts-status, ChartsScreen #charts-legend { height: 1; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis; }
     ChartsScreen #charts-point { height: 2; padding: 0 1; background: $boost; }
     ChartsScreen #charts-body { height: 1fr; }
     ChartsScreen #scatter { width: 2fr; }
-    ChartsScreen #breakdown { width: 1fr; display: none; }
+    ChartsScreen #breakdown { width: 1fr; display: none; padding: 0 1; }
     ChartsScreen.-wide #breakdown { display: block; }
     """
     BINDINGS = [
@@ -68,6 +69,7 @@ class ChartsScreen(Screen):
 
     def on_resize(self) -> None:
         self.set_class(self.size.width >= WIDE, "-wide")
+        self.query_one("#charts-point", Static).update(self.point_text())
 
     def reload(self) -> None:
         store = self.app.store  # type: ignore[attr-defined]
@@ -102,13 +104,15 @@ class ChartsScreen(Screen):
     # ------------------------------------------------------------------ text
 
     def status_text(self) -> Text:
-        which = self.model or f"all {len(self.models)} models"
-        text = Text.assemble(("Model: ", "bold"), which, (" (m)", "dim"), "  ")
+        which = self.model or (self.models[0] if len(self.models) == 1 else
+                               f"all models ({len(self.models)})")
+        # Short enough for 80 columns: the model filter, then the counts.
+        text = Text.assemble((which, "bold"), (" (m)", "dim"), " · ")
         n = len(self.rows)
         if not n:
             text.append("no finished runs yet: run a family (r on Home) or `probe batch`.")
             return text
-        text.append(f"{n} famil{'y' if n == 1 else 'ies'}  ")
+        text.append(f"{n} famil{'y' if n == 1 else 'ies'} · ")
         for key in LABELS:
             k = sum(r["label"] == key for r in self.rows)
             text.append(f"{LABEL_TEXT[key]} {k} {k / n:.0%}  ", style=STYLE[key])
@@ -130,13 +134,22 @@ class ChartsScreen(Screen):
         if r is None:
             return Text("No point to select.", style="dim")
         top = r["top_answer"] if r["top_answer"] is not None else "no answer"
-        text = Text.assemble(("◆ ", f"bold {SELECTED}"), (r["family_name"], "bold"), "  ",
-                             (r["model"], "italic"), "  ", (LABEL_TEXT[r["label"]],
-                                                            STYLE[r["label"]]),
-                             ("   ←↑↓→/click: move · enter: open", "dim"))
-        text.append(f"\nDR {r['dr']:.2f}  FR {r['fr']:.2f}  π {r['pi']:.2f}  top {top}  "
-                    f"run {r['run_id']}")
-        return text
+        first = Text.assemble(("◆ ", f"bold {SELECTED}"), (r["family_name"], "bold"), "  ",
+                              (r["model"], "italic"), "  ", (LABEL_TEXT[r["label"]],
+                                                             STYLE[r["label"]]))
+        second = Text(f"DR {r['dr']:.2f}  FR {r['fr']:.2f}  π {r['pi']:.2f}  top {top}  "
+                      f"run {r['run_id']}")
+        # Two lines whatever the width: the keys go where there is room, else only in the
+        # footer; a line too long ends in … rather than pushing the numbers out of the box.
+        hint = "   ←↑↓→/click: move · enter: open"
+        room = self.size.width - 2
+        for line in (first, second):
+            if line.cell_len + len(hint) <= room:
+                line.append(hint, style="dim")
+                break
+        for line in (first, second):
+            line.truncate(room, overflow="ellipsis")
+        return Text("\n").join([first, second])
 
     # --------------------------------------------------------------- actions
 

@@ -121,6 +121,10 @@ class SettingsScreen(ModalScreen[RunSettings | None]):
                 yield Button("Apply (ctrl+s)", id="apply", variant="primary")
                 yield Button("Cancel (escape)", id="cancel")
 
+    def on_mount(self) -> None:
+        # Typing straight away edits the first field rather than going nowhere.
+        self.query_one(f"#set-{FIELDS[0][0]}", Input).focus()
+
     def read(self) -> RunSettings:
         values: dict = {}
         for name, label, _ in FIELDS:

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from probe.analysis import compare_models, render_compare, top_answers_agree
 from probe.metrics import LABEL_TEXT
 from probe.store import as_sampled, version_kind
-from screens.tables import cursor_key, fit_columns, move_to_key
+from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
 WIDE = (" ", "run", "family", "model", "ended", "samples", "seed", "label", "DR", "FR", "π",
         "top answer", "when")
@@ -58,7 +58,7 @@ class HistoryScreen(Screen):
         yield Header()
         yield Input(placeholder="filter by family or model… (enter: to the table)",
                     id="filter")
-        yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="runs", cursor_type="row", zebra_stripes=True)
         yield Static("", id="compare")
         yield Footer()
 

@@ -1,7 +1,10 @@
-"""Home: the families with their last labels, the model and the run settings; the help
-and model-picker dialogs it opens."""
+"""Home: the families with their last labels, the model and the run settings; the
+model-picker dialog it opens."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from rich.markup import escape
 from rich.text import Text
@@ -20,28 +23,19 @@ from probe.paths import families_dir
 from probe.runner import RunSettings
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
-from screens.tables import cursor_key, fit_columns, move_to_key
+from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
-HELP = """\
-[b]probe[/b] — is a model's favourite answer a Deep bias or a Shallow one?
+def prompt_cell(prompts: list[str]):
+    """How a family's direct prompt reads in its column: the words every family starts
+    with ("Choose a random") are left out, so a narrow column shows what differs."""
+    common = os.path.commonprefix(prompts) if len(prompts) > 1 else ""
+    common = common[:common.rfind(" ") + 1]
+    cut = len(common) if len(common) >= 6 else 0
 
-[b]Home[/b]     r run · n new family · e edit · h history · m model · g charts · s run settings
-[b]Editor[/b]   ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a line
-[b]Run[/b]      s stop · u resume · k quick check · a answers · enter one reframing's sample
-[b]Answers[/b]  space mark · m merge the marked into the row under the cursor · x split
-[b]History[/b]  enter open · space mark · c compare two marked · / filter
-Everywhere: ? this help · ctrl+p command palette · escape back · q quit
-(leaving or quitting while a run samples asks first)
-"""
-
-
-class HelpScreen(ModalScreen):
-    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close")]
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="help-box"):
-            yield Static(HELP, id="help-text")
-            yield Static("[dim]escape to close[/dim]")
+    def cell(text: str) -> Text:
+        shown = "…" + text[cut:] if cut and text.startswith(common) else text
+        return Text(shown, overflow="ellipsis")      # a cut prompt ends in …
+    return cell
 
 
 class ModelPicker(ModalScreen[str | None]):
@@ -80,7 +74,7 @@ class HomeScreen(Screen):
         yield Header()
         yield Static("", id="model-status")
         yield Static("", id="settings-line")
-        yield DataTable(id="families", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="families", cursor_type="row", zebra_stripes=True)
         yield Static("", id="home-hint")
         yield Footer()
 
@@ -92,13 +86,31 @@ class HomeScreen(Screen):
             table.add_column(label, key=key)
         self.refresh_families()
         self.update_model_status()
+        # A file written, changed or deleted in another window shows up without leaving Home.
+        self.set_interval(2, self.poll_families)
+
+    def poll_families(self) -> None:
+        if self.is_current and self._folder_state() != self.folder_state:
+            self.refresh_families()
+
+    @staticmethod
+    def _folder_state() -> tuple:
+        """What changes when a family file is added, edited or removed."""
+        out = []
+        for path in sorted(families_dir().glob("*.toml")):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            out.append((path.name, st.st_mtime_ns, st.st_size))
+        return tuple(out)
 
     def on_resize(self) -> None:
         app = self.app
         longest = max((len(f.name) for f in app.families.values()), default=6)
         fit_columns(self.query_one("#families", DataTable), self.size.width,
                     {"family": min(max(longest, 6) + 1, 24), "framings": 8, "label": 16},
-                    {"prompt": 1.3, "others": 1.0})
+                    {"prompt": 1.3, "others": 1.0}, minimum=len("other models"))
 
     def on_screen_resume(self) -> None:
         self.refresh_families()
@@ -107,6 +119,7 @@ class HomeScreen(Screen):
     def refresh_families(self) -> None:
         app = self.app
         table = self.query_one("#families", DataTable)
+        self.folder_state = self._folder_state()
         # The cursor follows the family, not the row number: rows come and go as files do.
         keep = cursor_key(table)
         keep_row = table.cursor_row
@@ -124,14 +137,17 @@ class HomeScreen(Screen):
 
         app.families = {}
         self.errors: dict[str, str] = {}
-        for path, fam in fam_mod.discover(families_dir()):
+        found = fam_mod.discover(families_dir())
+        prompt = prompt_cell([f.direct for _, f in found if not isinstance(f, ProbeError)])
+        for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
-                table.add_row(Text(path.stem), "—", Text(str(fam), style="red"), "", "",
+                table.add_row(Text(path.stem), "—", Text(str(fam), style="red",
+                                                         overflow="ellipsis"), "", "",
                               key=str(path))
                 continue
             app.families[str(path)] = fam
-            table.add_row(Text(fam.name), str(len(fam.framings)), Text(fam.direct),
+            table.add_row(Text(fam.name), str(len(fam.framings)), prompt(fam.direct),
                           *label_cells(fam.name), key=str(path))
         for name in app.store.family_names():
             if not any(f.name == name for f in app.families.values()):
@@ -141,7 +157,7 @@ class HomeScreen(Screen):
                     key = f"db:{name}"
                     app.families[key] = fam
                     table.add_row(Text(name) + Text(" (db)", style="dim"),
-                                  str(len(fam.framings)), Text(fam.direct), *label_cells(name),
+                                  str(len(fam.framings)), prompt(fam.direct), *label_cells(name),
                                   key=key)
         if table.row_count and not move_to_key(table, keep):
             table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))
@@ -177,12 +193,27 @@ class HomeScreen(Screen):
         key = cursor_key(self.query_one("#families", DataTable))
         return key, app.families.get(key) if key is not None else None
 
-    def fresh_family(self):
+    def why_unavailable(self, key: str | None, doing: str) -> str:
+        """Why the row under the cursor cannot be run or edited, in the user's terms."""
+        if key is None:
+            return f"No family to {doing}: press n to write one."
+        name = Path(key).name
+        if key in getattr(self, "errors", {}) and Path(key).exists():
+            # The loader's message names the file and line already.
+            return (f"{self.errors[key]} Fix the file in a text editor, then {doing} it "
+                    "here.")
+        return f"{name} no longer exists in {families_dir()}/."
+
+    def fresh_family(self, doing: str = "run"):
         """The selected family as its file is now on disk (it may have been edited since
         the list was drawn); an invalid file is an error, shown, not run."""
         key, fam = self.selected_family()
         if fam is None or key is None or key.startswith("db:"):
             return fam
+        if not Path(key).exists():
+            self.notify(self.why_unavailable(key, doing), severity="warning", timeout=10)
+            self.refresh_families()
+            return None
         try:
             return fam_mod.load(key)
         except ProbeError as exc:
@@ -194,7 +225,7 @@ class HomeScreen(Screen):
     def action_run(self) -> None:
         key, fam = self.selected_family()
         if fam is None:
-            self.notify("Select a family that loads without errors first.", severity="warning")
+            self.notify(self.why_unavailable(key, "run"), severity="warning", timeout=10)
             return
         fam = self.fresh_family()
         if fam is not None:
@@ -220,9 +251,9 @@ class HomeScreen(Screen):
 
         key, fam = self.selected_family()
         if fam is None:
-            self.notify("Nothing to edit: select a family.", severity="warning")
+            self.notify(self.why_unavailable(key, "edit"), severity="warning", timeout=10)
             return
-        fam = self.fresh_family()
+        fam = self.fresh_family("edit")
         if fam is not None:
             self.app.push_screen(EditorScreen(fam))
 

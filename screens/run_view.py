@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from probe.errors import ProbeError
 from probe.family import Family
+from probe.matching import normalise
 from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, RunSettings,
                           SampleDrawn)
 from probe.reference import live_scorer
@@ -19,8 +20,9 @@ from probe.scoring import Response
 from screens.answers import AnswerEditing
 from screens.dialogs import Choice, SampleDetail
 from screens.messages import RunEvent
-from screens.run_display import ACTIVE, RunDisplay, sure_text  # noqa: F401 (tests)
-from screens.tables import cursor_key, fit_columns
+from screens.run_display import (ACTIVE, RunDisplay, form_counts,  # noqa: F401 (tests)
+                                 sure_text, why_words)
+from screens.tables import RowTable, cursor_key, fit_columns
 
 
 class RunScreen(RunDisplay, AnswerEditing, Screen):
@@ -50,7 +52,33 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         self.seed: int | None = None
         self.versions: list[dict] = []
         self.quick_on = self.settings.quick
+        self._bindings_for = ""
         self._reset_live()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Stop, resume and the quick check show in the footer only when they apply."""
+        if action in ("stop", "quick"):
+            return self.running
+        if action == "resume":
+            return (self.state in ("cancelled", "failed") and self.run_id is not None
+                    and not self.running)
+        return True
+
+    def on_key(self, event) -> None:
+        """A key the footer hides just now still says why it does nothing."""
+        why = {"s": f"Nothing to stop: the run is {self.state}.",
+               "u": f"Nothing to resume: the run is {self.state}.",
+               "k": "Quick check applies while a run samples."}
+        action = {"s": "stop", "u": "resume", "k": "quick"}.get(event.key)
+        if action and not self.check_action(action, ()):
+            self.notify(why[event.key])
+
+    def tick(self) -> None:
+        # The state changes in the worker too; the footer follows it on the next tick.
+        if self._bindings_for != self.state:
+            self._bindings_for = self.state
+            self.refresh_bindings()
+        RunDisplay.tick(self)
 
     def _reset_live(self) -> None:
         """Match everything again: the family's answers (aliases) changed."""
@@ -74,7 +102,7 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         with Horizontal(id="dists"):
             yield Static("", id="direct-dist", classes="dist")
             yield Static("", id="framed-dist", classes="dist")
-        yield DataTable(id="framings", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="framings", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -110,8 +138,9 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
 
     def on_resize(self) -> None:
         width = self.size.width
+        self._dirty = True          # the boxes and distributions fold to the new width
         fit_columns(self.query_one("#framings", DataTable), width,
-                    {"n": 3, "top": 4, "why": min(22, max(6, width // 8))},
+                    {"n": 3, "top": 4, "why": min(22, max(len("containment"), width // 7))},
                     {"answer": 1.0, "scenario": 2.4}, minimum=6)
 
     def _load_versions(self) -> None:
@@ -250,8 +279,9 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
             ("Raw response", sample.response),
             ("Extracted answer", match.answer),
             ("Canonical answer", match.canonical),
-            ("Why", f"{match.reason}{f' · not a pick ({match.nonpick})' if match.nonpick else ''}"
-                    f" — {verdict}"),
+            ("Why", why_words(match.answer, match.canonical, match.reason,
+                              form_counts(self.scored.matches)[normalise(match.answer)])
+             + (f" · not a pick ({match.nonpick})" if match.nonpick else "") + f" — {verdict}"),
         ]))
 
     @on(DataTable.RowSelected, "#framings")

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.widgets import DataTable
+
+
+class RowTable(DataTable):
+    """A table whose cursor is a row: Home and End go to the first and the last row
+    (DataTable's own Home/End move between columns, which a row cursor does not have)."""
+
+    BINDINGS = [Binding("home", "scroll_top", "First row", show=False),
+                Binding("end", "scroll_bottom", "Last row", show=False)]
 
 
 def cursor_key(table: DataTable) -> str | None:

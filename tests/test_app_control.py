@@ -13,7 +13,9 @@ from probe import family as fam_mod
 from probe.backends.fake import FakeBackend
 from probe.runner import Runner, RunSettings
 from screens.app import HomeScreen, make_app
+from screens.help import HELP
 from screens.history import HistoryScreen
+from screens.run_display import _fmt_rate
 from screens.run_view import RunScreen, sure_text
 from test_app import answer_by_prompt, make, wait_until
 
@@ -30,6 +32,16 @@ def family_rows(app) -> list[str]:
 def select(app, name: str) -> None:
     table = app.screen.query_one("#families", DataTable)
     table.move_cursor(row=family_rows(app).index(name))
+
+
+async def finished_run(app, pilot):
+    """Once the model is ready: r on Home, and the run view once its run has finished."""
+    await wait_until(pilot, lambda: app.model_state == "ready")
+    await pilot.press("r")
+    rs = app.screen
+    await wait_until(pilot, lambda: rs.state.startswith("finished"))
+    await pilot.pause(0.3)
+    return rs
 
 
 def small_family(path, name="b", n=4):
@@ -96,7 +108,7 @@ def test_r_while_the_model_loads_runs_once_it_is_ready(isolated):
             await pilot.press("r")
             assert isinstance(app.screen, HomeScreen)
             status = str(app.screen.query_one("#model-status", Static).render())
-            assert "waiting for model" in status and "b" in status
+            assert "then runs b" in status
             gate.set()
             await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
             await wait_until(pilot, lambda: app.screen.state.startswith("finished"))
@@ -168,6 +180,8 @@ def test_run_settings_dialog_sets_the_next_run(isolated):
             await pilot.press("s")
             dialog = app.screen
             assert dialog.__class__.__name__ == "SettingsScreen"
+            await pilot.press("backspace", "backspace", "1", "0")     # typed straight in
+            assert dialog.query_one("#set-samples", Input).value == "10"
             dialog.query_one("#set-samples", Input).value = "x"
             await pilot.press("ctrl+s")
             assert app.screen is dialog and "not a number" in str(
@@ -202,11 +216,7 @@ def test_reframing_columns_use_the_width_and_enter_shows_the_sample(isolated):
     async def go():
         app = make(isolated, backend=FakeBackend(lambda p: "Grapefruit tourmaline"))
         async with app.run_test(size=(160, 45)) as pilot:
-            await wait_until(pilot, lambda: app.model_state == "ready")
-            await pilot.press("r")
-            rs = app.screen
-            await wait_until(pilot, lambda: rs.state.startswith("finished"))
-            await pilot.pause(0.3)
+            rs = await finished_run(app, pilot)
             table = rs.query_one("#framings", DataTable)
             assert table.columns["answer"].width >= len("Grapefruit tourmaline")
             assert table.columns["why"].width >= len("exact")
@@ -438,5 +448,198 @@ def test_a_past_run_never_recreates_a_deleted_family_file_silently(isolated):
             assert not path.exists()
             assert rs.scored.scores.fr == 1.0
             assert [v["kind"] for v in app.store.result_versions(1)] == ["sampled", "rescored"]
+
+    run(go())
+
+
+def footer_keys(screen) -> set[str]:
+    return {b.binding.key for b in screen.active_bindings.values() if b.binding.show}
+
+
+def test_a_finished_run_offers_no_stop_resume_or_quick_check(isolated):
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch", delay=0.05))
+        gem_run(app, isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("h", "enter")
+            rs = app.screen
+            assert isinstance(rs, RunScreen) and rs.read_only
+            await pilot.pause(0.3)
+            assert not {"s", "u", "k"} & footer_keys(rs) and "a" in footer_keys(rs)
+            await pilot.press("s")
+            assert "Nothing to stop: the run is finished" in str(
+                list(app._notifications)[-1].message)
+            await pilot.press("escape", "escape")
+            select(app, "gemstone")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.state == "running")
+            await pilot.pause(0.3)
+            assert {"s", "k"} <= footer_keys(rs) and "u" not in footer_keys(rs)
+            await pilot.press("s")
+            await wait_until(pilot, lambda: rs.state == "cancelled")
+            await pilot.pause(0.3)
+            assert "u" in footer_keys(rs) and not {"s", "k"} & footer_keys(rs)
+
+    run(go())
+
+
+def test_home_follows_the_families_folder_and_names_what_is_wrong(isolated):
+    folder = isolated / "families"
+    for name in ("a", "b", "c"):
+        small_family(folder / f"{name}.toml", name)
+
+    async def go():
+        app = make(isolated)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            table = app.screen.query_one("#families", DataTable)
+            await pilot.press("end")
+            assert family_rows(app)[table.cursor_row] == "c"
+            await pilot.press("home")
+            assert family_rows(app)[table.cursor_row] == "a"
+            select(app, "b")
+            (folder / "0.toml").write_text('direct = "x"\nframings = []\n')   # sorts first
+            small_family(folder / "d.toml", "d")
+            await wait_until(pilot, lambda: "d" in family_rows(app), timeout=5)
+            assert family_rows(app)[table.cursor_row] == "b"        # still on b
+            await pilot.press("home", "e")
+            message = str(list(app._notifications)[-1].message)
+            assert "0.toml" in message and "text editor" in message and "framings" in message
+            await pilot.press("r")
+            assert "text editor" in str(list(app._notifications)[-1].message)
+            select(app, "c")
+            (folder / "c.toml").unlink()
+            await pilot.press("r")
+            assert isinstance(app.screen, HomeScreen)
+            assert "c.toml no longer exists" in str(list(app._notifications)[-1].message)
+            assert "c" not in family_rows(app)
+
+    run(go())
+
+
+def test_the_why_column_says_new_answer_and_never_calls_an_answer_its_own_alias(isolated):
+    path = isolated / "families" / "gemstone.toml"
+    fam_mod.save(fam_mod.Family("gemstone", "Choose a random gemstone.",
+                                [f"Scenario {i}: which gem?" for i in range(4)],
+                                {"Emerald": ["Smaragd"]}), path)
+    answers = {"0": "Diamond", "1": "Emerald", "2": "Opal", "3": "Smaragd"}
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(
+            lambda p: "Diamond" if p.startswith("Choose") else answers[p.split()[1][0]]))
+        async with app.run_test(size=(160, 45)) as pilot:
+            rs = await finished_run(app, pilot)
+            table = rs.query_one("#framings", DataTable)
+            why = [str(table.get_cell(str(i), "why")) for i in range(4)]
+            assert why[2] == "new answer"                    # Opal, once: joined nothing
+            assert why[1] == "the answer itself" and why[3] == "alias"
+            await pilot.press("a")
+            detail = str(app.screen.query_one("#answer-detail", Static).render())
+            assert "Diamond" in detail and "repeated" in detail and "exact" not in detail
+
+    run(go())
+
+
+def test_while_a_model_loads_home_shows_its_own_last_labels(isolated):
+    path = isolated / "families" / "b.toml"
+    small_family(path)
+    gate = threading.Event()
+
+    class SlowLoad(FakeBackend):
+        def load(self, progress=None):
+            gate.wait(10)
+            super().load(progress)
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db",
+                       backend_factory=lambda spec: (SlowLoad(answer_by_prompt), "fake-model"))
+        backend = FakeBackend(answer_by_prompt)
+        backend.load()
+        r = Runner(app.store, backend)
+        r.execute(r.create(fam_mod.load(path), RunSettings(samples=3), "fake-model"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.model_state.startswith("loading: loading"))
+            await pilot.pause(0.2)
+            table = app.screen.query_one("#families", DataTable)
+            row = [str(c) for c in table.get_row_at(0)]
+            assert row[3].startswith("Deep") or row[3].startswith("Shallow") or \
+                row[3].startswith("Non-bias"), row
+            assert "fake-model" not in row[4]
+            gate.set()
+            await wait_until(pilot, lambda: app.model_state == "ready")
+
+    run(go())
+
+
+def test_home_leaves_out_the_words_every_direct_prompt_starts_with(isolated):
+    for name, thing in (("b", "popular butterfly."), ("g", "gemstone."), ("t", "type of tea.")):
+        fam_mod.save(fam_mod.Family(name, f"Choose a random {thing}", ["Which one?"]),
+                     isolated / "families" / f"{name}.toml")
+
+    async def go():
+        app = make(isolated, autoload=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            table = app.screen.query_one("#families", DataTable)
+            cells = [str(table.get_row_at(i)[2]) for i in range(3)]
+            assert cells == ["…popular butterfly.", "…gemstone.", "…type of tea."]
+            assert table.columns["others"].width >= len("other models")
+
+    run(go())
+
+
+def test_at_80x24_every_run_view_line_stays_one_line(isolated):
+    fam_mod.save(fam_mod.Family("gemstone", "Choose a random gemstone.",
+                                [f"Scenario {i}: which gem? " + "so many words " * 8
+                                 for i in range(14)]), isolated / "families" / "g.toml")
+    long = "Grapefruit tourmaline from the mines of Madagascar"
+
+    def answer(p):
+        if p.startswith("Choose"):
+            return long
+        return "I can't choose." if int(p.split()[1].rstrip(":")) % 2 else "Watermelon opal"
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db", backend_factory=lambda spec: (
+            FakeBackend(answer), "gemma-3-270m-it-qat (Q4_K_M, a long display name)"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            rs = await finished_run(app, pilot)
+
+            def lines(selector):
+                w = rs.query_one(selector, Static)
+                return [strip.text.strip() for strip in w.render_lines(w.region.reset_offset)]
+
+            title = lines("#run-title")
+            assert len(title) == 2 and title[0].endswith("…")
+            assert "finished" in title[0]                     # the state is never the part cut
+            for side in ("#direct-dist", "#framed-dist"):
+                rows = [line for line in lines(side) if line]
+                assert all(line.split()[-1].isdigit() or line.endswith("⊘") or
+                           line.startswith(("Direct", "Framed", "…")) for line in rows), rows
+            assert any("…" in line for line in lines("#direct-dist"))
+            fr = lines("#fr")
+            assert any("picks · 7 ⊘" in line for line in fr), fr
+        assert _fmt_rate("FR", 0, 0, 13, (0, 0.23), 17, room=16).split("\n")[1] == \
+            "0/13 picks[dim], 17 ⊘[/dim]"           # the walkthrough's box, one line
+
+    run(go())
+
+
+def test_help_fits_80x24_names_every_screens_keys_and_wraps_under_itself(isolated):
+    async def go():
+        app = make(isolated, autoload=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("question_mark")
+            box = app.screen.query_one("#help-box")
+            assert box.region.height <= 24
+            w = app.screen.query_one("#help-text", Static)
+            lines = [strip.text for strip in w.render_lines(w.region.reset_offset)]
+            text = " ".join(" ".join(lines).split())
+            assert "g suggest merges" in text and "Charts" in text and "enter open its run" in text
+            sections = [where for where, _ in HELP]
+            for line in lines:
+                assert line.split()[0] in sections or line.startswith(" " * 8), line
 
     run(go())

@@ -167,3 +167,31 @@ def test_charts_snapshot_80x24(snap_compare, isolated):
 def test_charts_snapshot_160x45(snap_compare, isolated):
     app, charts = snapshot_app(isolated)
     assert snap_compare(app, terminal_size=(160, 45), run_before=charts)
+
+
+def test_at_80x24_a_long_model_name_keeps_the_point_numbers_and_one_model_is_named(isolated):
+    shutil.copy(FAMILIES / "tea.toml", isolated / "families" / "tea.toml")
+    model = "gemma-3-270m-it-qat-q4_0-unquantized (Q4_K_M, 241 MB)"
+    score(isolated, "tea", ["Green"] * 3, ["Green"] * 2, model)
+
+    async def check(app, pilot, screen):
+        point = screen.query_one("#charts-point", Static)
+        text = "\n".join(strip.text for strip in
+                         point.render_lines(point.region.reset_offset))
+        assert "run 1" in text and "DR 1.00" in text
+        assert "enter:" not in text or "enter: open" in text         # never cut in two
+        status = text_of(screen, "#charts-status")
+        assert model in status and "all models" not in status
+
+    on_charts(isolated, check, size=(80, 24), runs=False)
+
+
+def test_the_breakdown_names_each_model_over_its_own_bar(isolated):
+    async def check(app, pilot, screen):
+        lines = screen.query_one(BreakdownPlot).render().plain.splitlines()
+        for model in (MODEL_A, MODEL_B):
+            at = next(i for i, line in enumerate(lines) if line.startswith(model))
+            assert set(lines[at + 1]) == {"█"}                       # its bar, right under it
+            assert "Deep" in lines[at + 2] and "%" in lines[at + 2]  # the colours in words
+
+    on_charts(isolated, check, size=(160, 45))
