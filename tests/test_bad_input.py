@@ -576,3 +576,13 @@ def test_a_batch_with_damaged_stored_settings_is_named_before_a_resume(isolated)
     assert out.returncode == 2, out.stderr
     assert out.stderr == ("probe: batch 1's stored settings are damaged (samples 1000000000 is "
                           "more than the limit of 10000); it cannot be resumed.\n")
+
+
+def test_a_huge_integer_in_a_family_file_names_its_line(isolated):
+    fam = isolated / "huge.toml"
+    fam.write_text('direct = "Choose a random bird."\nframings = ["a"]\nid = '
+                   + "7" * 5000 + "\n")
+    out = subprocess.run([*PROBE, "score", str(fam), "--responses", str(fam)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"probe: {fam}, line 3: an integer with more than 4300 digits."
