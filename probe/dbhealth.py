@@ -24,7 +24,7 @@ def expected_columns() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     the check knows of, with no list to keep in step."""
     from sqlite_utils import Database
 
-    from probe.store import MIGRATIONS
+    from probe.migrations import MIGRATIONS
 
     conn = sqlite3.connect(":memory:")
     try:

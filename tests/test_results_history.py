@@ -67,7 +67,7 @@ def test_migration_004_keeps_results_of_an_older_database(tmp_path):
     path = tmp_path / "old.db"
     db = Database(sqlite3.connect(path))
     old = [m for m in MIGRATIONS if m[0] < "003"]
-    import probe.store as store_mod
+    import probe.migrations as store_mod   # where migrate() reads MIGRATIONS
 
     saved = store_mod.MIGRATIONS
     store_mod.MIGRATIONS = old
@@ -180,7 +180,7 @@ def test_merge_split_round_trip_through_the_file(tmp_path):
 def test_migrations_numbered_by_name_merge_in_any_order(monkeypatch):
     # A database that applied 004 on a branch without 003: when 003 arrives it applies
     # alone, as id 3, and both work.
-    import probe.store as store_mod
+    import probe.migrations as store_mod   # where migrate() reads MIGRATIONS
 
     db = Database(memory=True)
     without = [m for m in MIGRATIONS if not m[0].startswith("003")]

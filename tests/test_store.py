@@ -102,7 +102,7 @@ def test_many_processes_opening_a_new_database_at_once(tmp_path):
 
 
 def test_an_old_database_is_migrated_in_place_keeping_its_runs(tmp_path, monkeypatch):
-    import probe.store as store_mod
+    import probe.migrations as store_mod   # where migrate() reads MIGRATIONS
 
     path = tmp_path / "old.db"
     monkeypatch.setattr(store_mod, "MIGRATIONS", MIGRATIONS[:1])   # a probe from before 002
