@@ -68,11 +68,11 @@ def dataset_id(family: Family) -> str:
     return m.group(1) if m else family.name
 
 
-def _rescores(store: Store, run_id: int) -> list[dict]:
+def _rescores(versions: list[dict]) -> list[dict]:
     """The run's re-scores after answer edits, dated: the release record itself stays the
     result as sampled unless ``latest`` is asked for."""
     out = []
-    for v in store.result_versions(run_id):
+    for v in versions:
         if v["kind"] != "rescored":
             continue
         out.append({"version": v["version"], "at": _iso(v["created_at"]), "note": v["note"],
@@ -94,12 +94,13 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
     """One run as a release record: the result as sampled, or with ``latest`` the newest
     re-score (scored with the answers that re-score used)."""
     run = store.run(run_id)
-    rescores = _rescores(store, run_id)
+    versions = store.result_versions(run_id)
+    rescores = _rescores(versions)
     family_id = run.family_id
-    sampled = as_sampled(store.result_versions(run_id))
+    sampled = as_sampled(versions)
     version = {"version": sampled["version"] if sampled else 1, "kind": "sampled"}
     if latest and rescores:
-        newest = [v for v in store.result_versions(run_id) if v["kind"] == "rescored"][-1]
+        newest = [v for v in versions if v["kind"] == "rescored"][-1]
         family_id = newest["family_id"] or run.family_id
         version = {"version": newest["version"], "kind": "rescored", "note": newest["note"],
                    "at": _iso(newest["created_at"])}
