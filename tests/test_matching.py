@@ -81,6 +81,12 @@ def test_normalisation_folds_case_articles_numbers_plurals_and_accents():
     assert normalise("hip_hop") == normalise("Hip-hop")
 
 
+def test_number_words_joined_by_and_are_one_number():
+    # A held-out set crashed the matcher here (KeyError) before this was handled.
+    assert normalise("three hundred and twelve") == ("312",)
+    assert normalise("a thousand and one nights") == ("1001", "night")
+
+
 @pytest.mark.parametrize("a, b", [("Iran", "Iraq"), ("Jon", "John"), ("Niger", "Nigeria"),
                                   ("Gambia", "Zambia"), ("Austria", "Australia")])
 def test_short_or_extended_words_are_never_typos(a, b):

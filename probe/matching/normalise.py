@@ -53,7 +53,9 @@ def _numbers_to_digits(words: list[str]) -> list[str]:
                                   (words[j] == "and" and j + 1 < len(words)
                                    and words[j + 1] in _NUMBER_WORDS and j > i)):
             w = words[j]
-            if w in _UNITS:
+            if w == "and":
+                pass              # "three hundred and twelve"
+            elif w in _UNITS:
                 current += _UNITS[w]
             elif w in _TENS:
                 current += _TENS[w]
