@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from probe.matching import rules
+from probe.matching.anchor import (Decision, Vocabulary, decide_all, first_reading,
+                                   question_words, revise)
 from probe.matching.extract import extract
-from probe.matching.nonpick import EMPTY, REFUSAL, classify, generic_words, prompt_options
+from probe.matching.nonpick import EMPTY, REFUSAL, generic_words, prompt_options
 from probe.matching.normalise import normalise
 
 Key = tuple[str, ...]
@@ -214,13 +216,11 @@ def kinds_are_answers(prompt: str) -> bool:
     return bool(_KIND_QUESTIONS & set(normalise(prompt or "")))
 
 
-def _key_of(response: str | None, answer: str, generic: frozenset[str],
-            options: frozenset[str]) -> tuple[Key, str]:
-    key = normalise(answer) if answer else ()
-    kind = classify(response, answer, key, generic, options)
-    if kind and key:
-        key = (_NONPICK, kind) + key
-    return key, kind
+def _key_of(d: Decision) -> tuple[Key, str]:
+    key = d.key
+    if d.kind and key:
+        key = (_NONPICK, d.kind) + key
+    return key, d.kind
 
 
 class Canonicalizer:
@@ -231,11 +231,20 @@ class Canonicalizer:
         self.options = prompt_options(prompt)
         self.answers = answers or {}
         self.set = AnswerSet(self.generic, answers, kinds_are_answers(prompt))
+        self.vocab = Vocabulary(self.generic, prompt)
+        self.question = question_words(prompt)
+        for i in range(len(self.set.keys)):
+            self.vocab.add(self.set.keys[i], 2)
 
-    def add(self, response: str | None, *, extracted: str | None = None) -> Match:
-        """Place one response; later calls see it as an answer already seen."""
-        answer = extract(response) if extracted is None else extracted
-        key, kind = _key_of(response, answer, self.generic, self.options)
+    def add(self, response: str | None) -> Match:
+        """Place one response; later calls see it as an answer already seen (and read
+        unsure responses against the answers seen so far)."""
+        d = revise(first_reading(response, self.generic, self.options, self.question),
+                   self.vocab, self.generic)
+        if d.kind == "" and d.key and d.sure:
+            self.vocab.add(d.key)
+        answer = d.answer
+        key, kind = _key_of(d)
         if not key:
             return Match(answer="", canonical="", reason="empty", refusal=kind == REFUSAL,
                          nonpick=kind or EMPTY)
@@ -264,11 +273,11 @@ def cluster_answers(responses: Sequence[str | None], prompt: str = "",
                     answers: dict[str, list[str]] | None = None) -> list[Match]:
     """Match a whole set of responses at once; the result does not depend on their order."""
     generic, options = generic_words(prompt), prompt_options(prompt)
-    seen: dict[str | None, tuple[str, Key, str]] = {}
-    for r in responses:
-        if r not in seen:
-            answer = extract(r)
-            seen[r] = (answer, *_key_of(r, answer, generic, options))
+    declared = [normalise(a) for canonical, aliases in (answers or {}).items()
+                for a in [canonical, *aliases]]
+    decisions = decide_all(responses, generic, options, prompt, [k for k in declared if k])
+    seen: dict[str | None, tuple[str, Key, str]] = {
+        r: (d.answer, *_key_of(d)) for r, d in decisions.items()}
     counts: Counter = Counter(seen[r][1] for r in responses if seen[r][1])
     aset = AnswerSet(generic, answers, kinds_are_answers(prompt))
     for key in sorted(counts, key=lambda k: (-counts[k], k)):
@@ -281,7 +290,7 @@ def cluster_answers(responses: Sequence[str | None], prompt: str = "",
     for r in responses:
         answer, key, kind = seen[r]
         if not key:
-            out.append(Match("", "", "empty", refusal=kind == REFUSAL, nonpick=kind or EMPTY))
+            out.append(Match(answer, "", "empty", refusal=kind == REFUSAL, nonpick=kind or EMPTY))
             continue
         i = aset.index[key]
         cluster = aset.cluster(i)

@@ -1,71 +1,428 @@
-"""Step 1: the answer inside a response.
+"""Step 1: the answer inside a response, read from the shape of its sentences.
 
-First line, markup, lead-ins ("Sure! Here's one:", "I think I'll go with", "My number is")
-and explanations removed, `{…}` brace answers unwrapped. Every step is linear in the text:
-the response is cut to MAX_RESPONSE_CHARS and the chosen line to MAX_LINE first, whitespace
-runs are collapsed before any pattern runs, and no pattern can backtrack over a long run.
+A response is cleaned (terminal escapes, a model's special tokens, markup), its first line
+with content is cut into segments at sentence ends, dashes, colons, semicolons, ellipses and
+"but", and each segment is read with word classes (`words.py`): a lead-in made only of
+function words, praise and verbs of choosing is dropped ("I'd go with", "Random pick:",
+"Easy —"), so is a trailer ("…, of course", "… it is!", "… would be perfect"), and a
+segment with no word outside those classes carries no answer. A segment whose subject is a
+pronoun or quantifier followed by a verb is a remark about the choice ("It depends on the
+occasion", "Any of them would work"): a hedge. Several options side by side are a list.
+`read` returns every segment so the family-aware steps (`anchor.py`) can choose among
+them; `extract` is the first answer a response commits to.
+
+Every step is linear in the text: the response is cut to MAX_RESPONSE_CHARS and a line to
+MAX_LINE first, and no pattern can backtrack over a long run.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass, replace
 
 from probe.limits import MAX_RESPONSE_CHARS
+from probe.matching import words as W
 
 # An answer is a few words; nothing past this in its line can change it.
 MAX_LINE = 300
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,256}\x07")
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)?")
+# A model's own control tokens ("<start_of_image>", "<|im_end|>", "</s>"): nothing after one
+# belongs to the answer's line.
+_SPECIAL = re.compile(r"</?\|?[A-Za-z][\w|]{0,40}\|?>")
 _BRACE = re.compile(r"\{([^{}]*)\}")
 _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
-# A list's first item ("1. Monarch") or a lettered option ("a. Monarch", "(B) Viceroy");
-# "7. It is lovely." is the answer 7, and "A. Lincoln" keeps its initial.
-_LIST_MARK = re.compile(r"^(?:[-•>]|1[.)]|\(?[a-eA-E]\)|[a-e]\.)\s+(?=\S)")
+# A list item's mark: "- ", "• ", "1. ", "2) ", "a. ", "(B) ".
+_ITEM = re.compile(r"^\s*(?:[-•*>]|\d{1,2}[.)]|\(?[a-eA-E]\)|[a-e]\.)\s+(?=\S)")
 QUOTES = "\"'“”‘’«»„`"
-
-# Words that open a reply without being the answer ("Sure!", "Hmm,", "Definitely"). Those
-# that could start an answer ("Great Dane") count only when punctuation follows them.
-_FILLER = re.compile(
-    r"^(?:(?:ok(?:ay)?|sure|alright|all right|great|well|yes|yeah|oh|of course|certainly|"
-    r"absolutely|interesting|(?:that's|that’s|that is|what) an? (?:tough|hard|great|good|fun|"
-    r"difficult|interesting|nice) (?:one|question|choice)|(?:tough|good|great|fun) (?:one|question)"
-    r")[,!.:;…-]+ ?"
-    r"|(?:hmm+|um+|uh+|sure thing|definitely|probably|maybe|perhaps|honestly|i think|i guess|"
-    r"i suppose|i believe|let me think|let me see)(?:[,!.:;…-]+ ?| (?=\S)))",
-    re.I,
-)
-_VERB = (r"(?:pick|choose|select|go with|say|suggest|recommend|vote for|opt for|name|"
-         r"have to say|have to go with|answer|take)")
-_NOUN = r"(?:pick|choice|answer|selection|favou?rite|suggestion|vote|number|guess|option)"
-_COPULA = r"(?:would be|will be|is|be|has to be|must be)"
-# Phrases that introduce the answer. Anchored, with bounded gaps: no backtracking.
-_LEAD_IN = re.compile(
-    r"^(?:"
-    r"here(?:'s| is|’s) (?:one|mine|my (?:pick|choice|answer)|a (?:random |good )?(?:one|pick|choice)"
-    r"|what i(?:'d| would|’d) (?:pick|choose))(?: for you)?\s?[:\-–—!.]? ?"
-    r"|(?:my|our)(?: [a-z]+){0,2}? " + _NOUN + r"(?: " + _COPULA + r")?(?: ?[:\-–—] ?| )"
-    r"|the(?: final| random| best)? " + _NOUN + r"(?: " + _COPULA + r" ?| ?[:\-–—] ?)"
-    r"|(?:i(?:'d|’d| would| will|'ll|’ll|'m going to|’m going to| am going to| shall)?"
-    r"|let me|let's|let’s|lets) (?:just )?" + _VERB + r"(?: with)?(?: ?[:\-–—] ?| )"
-    r"|(?:i(?:'m|’m| am) going with|going with|how about|what about) "
-    r"|(?:final )?answer ?[:\-–—] ?|a ?: "
-    r"|it(?:'s|’s| is| would be| has to be) "
-    r")",
-    re.I,
-)
-_SENTENCE_END = re.compile(r"[.!?…](?= |$)")
+_TOKEN = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*|[#+]+", re.UNICODE)
+# Where a line divides: a sentence end, a dash between spaces, a colon, a semicolon, an
+# ellipsis, and "but" (what follows "but" is usually the choice).
+_DIVIDE = re.compile(r"(?P<end>[.!?](?=\s|$)|…|\.{2,})|(?P<dash>\s[-–—]+\s|—|–)|(?P<colon>:(?=\s|$))"
+                     r"|(?P<semi>;)|(?P<but>,?\s+but\s+)", re.I)
+# A period that does not end a sentence: after an initial ("J. S. Bach", "A. Lincoln"), an
+# abbreviation ("St. Louis"), or between initials ("J.S.").
 _ABBREVIATIONS = {"st", "mt", "dr", "mr", "mrs", "ms", "no", "vs", "jr", "sr", "ft", "u.s", "d.c",
-                  "e.g", "i.e", "etc"}
-_EXPLAIN = re.compile(
-    r" [-–—] | ?[:;] |, (?:because|since|as|which|it|i|my|the|a|an|and|but|though|although)\b"
-    r"| (?:because|since)\b",
+                  "e.g", "i.e", "etc", "vol", "pt", "ch", "op", "gen", "sgt", "capt", "lt", "col",
+                  "prof", "rev", "hon", "fr", "sen", "gov", "pres"}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One reading of part of a response."""
+
+    answer: str             # the words left as the answer ('' when none)
+    text: str = ""          # the segment as written, for showing a non-answer
+    cue: bool = False       # a verb or noun of choosing, or a colon, introduced it
+    whole: bool = False     # nothing but filler was cut from its segment
+    listed: bool = False    # several options side by side
+    remark: bool = False    # a sentence about the choice ("it depends"), no answer in it
+    complement: str = ""    # what follows "is" after the answer ("My favourite number is 7")
+    negated: bool = False   # an option turned down ("Not Ping-Pong, not Baseball: tennis")
+    after_but: bool = False  # it follows "but": usually the choice after a concession
+
+
+@dataclass(frozen=True)
+class Reading:
+    segments: tuple[Segment, ...]
+    scan: str               # the text an answer may be mentioned in (the answer line)
+    braced: bool = False    # the answer stood in {braces}
+
+    @property
+    def first(self) -> Segment:
+        """The segment a response commits to, before anything is known of its family."""
+        return choose(self.segments, lambda s: False)
+
+
+def _clean(response: str) -> str:
+    text = _ANSI.sub("", response[:MAX_RESPONSE_CHARS])
+    text = _SPECIAL.sub("\n", text.replace("\r", "\n"))
+    if not text.isprintable():
+        text = "".join(ch if ch == "\n" or unicodedata.category(ch)[0] != "C" else " "
+                       for ch in text)
+    return text
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _lower(tok: str) -> str:
+    return tok.casefold().replace("’", "'")
+
+
+def _content(tokens: list[str]) -> list[str]:
+    """Tokens that are not filler: the words an answer is made of."""
+    return [t for t in tokens if not W.is_filler(_lower(t)) and not _apostrophe_filler(t)]
+
+
+def _apostrophe_filler(tok: str) -> bool:
+    # "I'd", "it's", "that's", "they're", "we'll": a pronoun with its auxiliary.
+    head, _, tail = _lower(tok).partition("'")
+    return bool(tail) and head in W.PRONOUNS | W.HEDGE_SUBJECTS | {"let", "here", "there", "what",
+                                                                   "who", "how"}
+
+
+_TRAILING_MARKS = re.compile(r"(?:\s*(?:[.!?,;:…)(\]\[<>=^~-]+|[:;]-?[()DPp]))+\s*$")
+
+
+def _strip(text: str) -> str:
+    text = text.strip().strip(QUOTES + " ")
+    if "(" not in text or ")" not in text:
+        text = _TRAILING_MARKS.sub("", text) if not re.search(r"[+#]$", text) else text
+    return " ".join(text.rstrip(".!?,;:…").strip().strip(QUOTES + " ").split())
+
+
+def _first_content_lines(text: str) -> tuple[list[str], bool]:
+    """The answer line, or the items of a list, and whether it is a list of options."""
+    lines = [ln[:MAX_LINE] for ln in text.split("\n")]
+    content = [ln for ln in lines if _MARKUP.sub("", ln).strip(" " + QUOTES + ".!?,;:-–—")]
+    if not content:
+        return [], False
+    # Skip lines that are only filler ("Sure!", "Hmm, let me think."), unless one is all there is.
+    start = 0
+    while start < len(content) - 1 and not _content(_tokens(_MARKUP.sub("", content[start]))) \
+            and not _ITEM.match(content[start]):
+        start += 1
+    head = content[start]
+    items = [ln for ln in content[start:start + 12] if _ITEM.match(ln)]
+    following = content[start + 1:start + 3]
+    if _ITEM.match(head) and following and _ITEM.match(following[0]):
+        return [_ITEM.sub("", ln) for ln in items], True
+    if head.rstrip().endswith(":") and following and all(_ITEM.match(f) for f in following[:1]) \
+            and len(items) >= 2:
+        return [_ITEM.sub("", ln) for ln in items], True
+    return [_ITEM.sub("", head)], False
+
+
+def _divisions(line: str) -> list[tuple[str, str]]:
+    """(text, the mark that ends it) pieces of a line."""
+    out: list[tuple[str, str]] = []
+    start = 0
+    for m in _DIVIDE.finditer(line):
+        kind = m.lastgroup or ""
+        if kind == "end" and m.group() == ".":
+            before = line[:m.start()]
+            word = before[before.rfind(" ") + 1:].lstrip(QUOTES + "(")
+            nxt = line[m.end():].split(None, 1)
+            nxt_word = nxt[0].strip(QUOTES + ",") if nxt else ""
+            name_follows = (nxt_word[:1].isupper() and not W.is_filler(_lower(nxt_word))
+                            and not _apostrophe_filler(nxt_word))
+            if (word.casefold() in _ABBREVIATIONS
+                    or (len(word) == 1 and word.isalpha() and (name_follows or not nxt_word))
+                    or re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]", word)
+                    or (len(word) <= 3 and word[:1].isupper() and word.isalpha() and name_follows)
+                    or (word[-1:].isdigit() and line[m.end():m.end() + 1].isdigit())):
+                continue
+        out.append((line[start:m.start()], kind))
+        start = m.end()
+    out.append((line[start:], ""))
+    return [(t, k) for t, k in out if t.strip(" " + QUOTES)] or [("", "")]
+
+
+def _is_title_like(text: str) -> bool:
+    toks = _tokens(text)
+    return (bool(toks) and len(toks) <= 8 and (toks[0][:1].isupper() or toks[0][:1].isdigit())
+            and _lower(toks[0]) not in W.PRONOUNS | W.HEDGE_SUBJECTS
+            and not any(_lower(t) in W.PREDICATE_VERBS - {"be"} for t in toks[1:])
+            and sum(t[:1].isupper() or t[:1].isdigit() for t in toks) * 2 >= len(toks))
+
+
+def read(response: str | None) -> Reading:
+    """Every segment of a response's answer line, read for an answer."""
+    if not response:
+        return Reading((Segment(""),), "")
+    text = _clean(response)
+    m = _BRACE.search(text)
+    if m and m.group(1).strip():
+        inner = _strip(_MARKUP.sub("", m.group(1)))
+        return Reading((Segment(inner, cue=True, whole=True),), inner, braced=True)
+    lines, listed = _first_content_lines(text)
+    if not lines:
+        return Reading((Segment(""),), "")
+    if listed:
+        items = [_strip(" ".join(_MARKUP.sub("", ln).split())) for ln in lines]
+        items = [i for i in items if i]
+        scan = " , ".join(items)
+        if len({i.casefold() for i in items}) > 1:
+            return Reading((Segment(items[0], listed=True),), scan)
+        lines = items[:1]
+    line = " ".join(_MARKUP.sub("", lines[0]).split())
+    if line[:1] in QUOTES and line.count(line[0]) == 1:
+        line = line[1:]
+    pieces = _divisions(line)
+    segments: list[Segment] = []
+    pending_cue = False
+    i = 0
+    while i < len(pieces):
+        text_i, mark = pieces[i]
+        # A title with a colon ("Zelda: Breath of the Wild", "Star Wars: A New Hope").
+        if mark == "colon" and i + 1 < len(pieces) and _content(_tokens(text_i)) \
+                and _is_title_like(text_i) and _is_title_like(pieces[i + 1][0]) \
+                and not _lead_in(_tokens(text_i))[1]:
+            text_i, mark = text_i + ": " + pieces[i + 1][0], pieces[i + 1][1]
+            i += 1
+        toks_i = _tokens(text_i)
+        if mark in ("colon", "dash") and toks_i and (
+                (len(toks_i) == 1 and len(toks_i[0]) == 1 and toks_i[0] in "AQaq")
+                or _lower(toks_i[0]) in W.PREPOSITIONS | W.SUBORDINATORS):
+            # "A: Monet" (a label), "Without overthinking it: …" (a scene set): not answers.
+            segments.append(Segment("", text=_strip(text_i), cue=True))
+            pending_cue = True
+            i += 1
+            continue
+        seg = _read_segment(text_i, pending_cue)
+        if i > 0 and pieces[i - 1][1] == "but":
+            seg = replace(seg, after_but=True)
+        segments.append(seg)
+        if not seg.answer and not seg.remark:
+            # A filler-only piece before a colon or dash announces what follows.
+            pending_cue = seg.cue or mark in ("colon", "dash") or pending_cue
+        else:
+            pending_cue = False
+        i += 1
+    return Reading(tuple(segments), line)
+
+
+def _lead_in(tokens: list[str]) -> tuple[int, bool]:
+    """How many tokens open the segment without being the answer, and whether a verb or
+    noun of choosing was among them."""
+    cue = False
+    n = 0
+    for n, tok in enumerate(tokens):
+        low = _lower(tok)
+        if not (W.is_filler(low) or _apostrophe_filler(tok) or low in W.NEGATIONS):
+            break
+        if (low in W.AUXILIARIES or low in W.PRONOUNS) and tok[:1].isupper() and n + 1 < len(tokens) \
+                and tokens[n + 1][:1].isupper() and not W.is_filler(_lower(tokens[n + 1])):
+            break                     # "Will Smith", "May Day", "It Follows"
+        cue = cue or low in W.CHOICE_VERBS or low in W.CHOICE_NOUNS
+    else:
+        return len(tokens), cue
+    # Praise opens a reply only on its own ("Easy —", "Great question!"): inside a
+    # segment it belongs to the name ("The Great Gatsby", "Good Will Hunting").
+    for k in range(n):
+        low = _lower(tokens[k])
+        if low in W.PRAISE and low not in W.CHOICE_NOUNS:
+            if not any(_lower(t) in W.CHOICE_VERBS | W.CHOICE_NOUNS for t in tokens[k + 1:n]):
+                return _article_start(tokens, k), cue
+    return n, cue
+
+
+def _article_start(tokens: list[str], k: int) -> int:
+    """Back up over the article before position ``k`` ("the Great Gatsby")."""
+    while k > 0 and _lower(tokens[k - 1]) in ("the", "a", "an"):
+        k -= 1
+    return k
+
+
+def _remark(tokens: list[str]) -> bool:
+    """A sentence about the choice: a pronoun or quantifier subject and then a verb that is
+    not "to be" ("It depends", "Any of them would work", "They vary") — unless what follows
+    is written as a name ("It Follows")."""
+    while len(tokens) > 1 and _lower(tokens[0]) in W.DISCOURSE:
+        tokens = tokens[1:]           # "Honestly, that's subjective"
+    if not tokens:
+        return False
+    first = _lower(tokens[0])
+    head, _, clitic = first.partition("'")
+    if head in W.PREDICATE_VERBS - W.AUXILIARIES and len(tokens) > 1 \
+            and _lower(tokens[1]) in W.PRAISE:
+        return True                   # "Sounds fun!", "Seems fair"
+    if head not in W.HEDGE_SUBJECTS:
+        return False
+    rest = tokens[1:]
+    if head in W.QUANTIFIERS and rest and not rest[0][:1].isupper() \
+            and (_lower(rest[0]) in W.AUXILIARIES or _lower(rest[0]) in ("of", "have", "has")):
+        return True                   # "Both have their charm", "All are great", "Any of them …"
+    if head == "there" and (clitic in ("s", "re") or (rest and _lower(rest[0]) in
+                                                       ("is", "are", "was", "were", "be"))):
+        return True       # "There are so many to choose from", "There's no right answer"
+    if clitic:
+        return clitic not in ("s", "re", "d", "ll", "m") and bool(rest)
+    while rest and (_lower(rest[0]) in W.DISCOURSE or _lower(rest[0]) in ("of", "them", "these",
+                                                                          "those", "one", "all")):
+        rest = rest[1:]
+    if not rest:
+        return False
+    verb = _lower(rest[0])
+    if verb in W.CHOICE_VERBS or (verb in W.AUXILIARIES and head in ("it", "that", "this",
+                                                                      "i", "my")):
+        return False                  # "It would be the Monarch", "That is Monarch"
+    if verb in W.AUXILIARIES and head not in W.QUANTIFIERS and len(rest) > 1 \
+            and rest[1][:1].isupper():
+        return False
+    return not all(t[:1].isupper() for t in rest[:3])
+
+
+# A refusal in so many words: "I can't choose", "As an AI…".
+HARD_REFUSAL = re.compile(
+    r"\b(?:i\s?(?:can(?:not|'t|’t)|am unable|'m unable|’m unable|am not able|'m not able|"
+    r"won'?t|do not|don'?t)\s(?:really\s)?(?:choose|pick|select|decide|provide|have (?:a |any )?"
+    r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
+    r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"
+    r"as a (?:language model|large language model))",
     re.I,
 )
+
+
+def _adjective_only(word: str) -> bool:
+    from probe.matching import lexicon
+
+    return lexicon.parts_of_speech(word) == frozenset({"ADJ"})
+
+
+def _read_segment(text: str, cue_before: bool) -> Segment:
+    tokens = _tokens(text)
+    if not tokens:
+        return Segment("")
+    if HARD_REFUSAL.search(text):
+        return Segment("", text=_strip(text), remark=True)
+    if _remark(tokens):
+        return Segment("", text=_strip(text), remark=True)
+    # A phrase that sets the scene before a comma ("For a birthday card, a Monarch would be
+    # lovely"; "In summer, go with yellow") is context, not the answer.
+    if _lower(tokens[0]) in W.NEGATIONS or (_lower(tokens[0]) in ("rather", "prefer")
+                                           and len(tokens) > 1
+                                           and _lower(tokens[1]) in W.NEGATIONS):
+        return Segment("", text=_strip(text), negated=True)
+    if (_lower(tokens[0]) in W.PREPOSITIONS or _lower(tokens[0]) in W.SUBORDINATORS) \
+            and "," in text:
+        rest = text.split(",", 1)[1]
+        if _content(_tokens(rest)):
+            return _read_segment(rest, cue_before)
+    n, cue = _lead_in(tokens)
+    if n == len(tokens):
+        if len(tokens) <= 3 and not any(_lower(t) in W.FILLER - W.FUNCTION for t in tokens) \
+                and not W.NON_ANSWERS & {_lower(t) for t in tokens}:
+            # A short name made of function words: "The Who", "Her", "Us", "It".
+            return Segment(_strip(text), whole=True)
+        return Segment("", text=_strip(text), cue=cue)
+    if any(_lower(t) in W.NEGATIONS for t in tokens[:n]):
+        return Segment("", text=_strip(text), negated=True)
+    between = n > 0 and _lower(tokens[n - 1]) in ("between", "among")
+    cue = cue or cue_before
+    # Keep the segment's own characters from its first answer word on.
+    start = _offset(text, tokens, n)
+    # An article or demonstrative just before the answer stays with it ("The Who").
+    body = text[start:]
+    cut = False
+    toks = tokens[n:]
+    # The answer ends where its predicate or an explanation begins: "Spinosaurus would be
+    # perfect", "Monarch, because …", "Poodle, of course", "Monarch it is".
+    end = len(toks)
+    complement = ""
+    upper = text.isupper()
+    for j in range(1, len(toks)):
+        low = _lower(toks[j])
+        if toks[j][:1].isupper() and not upper and low not in ("is", "are", "was", "were") \
+                and low.partition("'")[0] != "i":
+            continue                  # "The month of May", "Vitamin D", "Will Smith"
+        if low in W.PREDICATE_VERBS or low in ("because", "since", "which", "who", "whose",
+                                               "that", "as", "if", "though", "although",
+                                               "while", "when", "where", "for") \
+                or _apostrophe_filler(toks[j]):
+            end, cut = j, True
+            copula = next((c for c in range(j, len(toks)) if _lower(toks[c]) in
+                           ("is", "was", "be", "'s") or _lower(toks[c]).endswith("'s")), None)
+            if copula is not None and (copula == j or _apostrophe_filler(toks[j])
+                                       or low in ("would", "will")):
+                after = toks[copula + 1:]
+                skip = 0
+                while skip < len(after) and _lower(after[skip]) in W.AUXILIARIES | W.DETERMINERS \
+                        | W.DISCOURSE:
+                    skip += 1
+                if skip < len(after):
+                    complement = _strip(_read_segment(
+                        body[_offset(body, toks, copula + 1 + skip):], False).answer)
+            break
+    several = False
+    if end < len(toks) and all(W.is_filler(_lower(t)) or _apostrophe_filler(t)
+                               for t in toks[end:]):
+        # Only filler followed ("Monarch it is"): the answer is still the whole segment —
+        # unless it speaks of several ("X and Y are both great").
+        several = bool({_lower(t) for t in toks[end:]} & {"both", "all", "each"})
+        cut = several
+    body = _upto(body, toks, end)
+    # A comma ends the answer when what follows is filler or a clause ("Poodle, of course",
+    # "Monarch, it is lovely"); a place after a comma stays ("Austin, TX").
+    head, comma, tail = body.partition(",")
+    if comma:
+        tail_toks = _tokens(tail)
+        if not _content(tail_toks) or (tail_toks and (_lower(tail_toks[0]) in W.FUNCTION
+                                                      or _lower(tail_toks[0]) in W.NEGATIONS
+                                                      or _apostrophe_filler(tail_toks[0]))):
+            body = head
+            cut = cut or bool(_content(tail_toks))
+    # Trailing filler ("Monarch it is", "Poodle for sure", "Monarch all the way").
+    btoks = _tokens(body)
+    k = len(btoks)
+    while k > 1 and (W.is_filler(_lower(btoks[k - 1])) or _apostrophe_filler(btoks[k - 1])) \
+            and _lower(btoks[k - 1]) not in W.DETERMINERS - {"all", "both"} \
+            and (not btoks[k - 1][:1].isupper() or body.isupper()):
+        k -= 1
+    if k < len(btoks) and _content(btoks[:k]):
+        body = _upto(body, btoks, k)
+    answer = _strip(_collapse_repeats(_drop_brackets(body)))
+    lead = [_lower(t) for t in tokens[:n] if _lower(t) not in W.DISCOURSE]
+    first = lead[0].partition("'")[0] if lead else ""
+    if first in W.HEDGE_SUBJECTS and answer[:1].islower() \
+            and all(_adjective_only(_lower(t)) for t in _content(_tokens(answer))):
+        # "That's subjective", "It's personal": a judgement of the question, not a name.
+        return Segment("", text=_strip(text), remark=True)
+    if not _content(_tokens(answer)):
+        # Nothing but filler, or praise alone: no answer here ("Great!", "Easy").
+        return Segment("", text=_strip(text), cue=cue)
+    listed = is_list(answer) or ((between or several) and bool(
+        re.search(r"\s(?:and|&)\s", answer)))
+    return Segment(answer, text=_strip(text), cue=cue, whole=not cut, listed=listed,
+                   complement=complement)
 
 
 def _drop_brackets(text: str) -> str:
-    """Remove "(…)" and "[…]" asides in one pass; an unclosed one ends the answer."""
+    """Remove "(…)" and "[…]" asides in one pass ("Star Wars (1977)", "C (the language)");
+    an unclosed one ends the answer."""
     if "(" not in text and "[" not in text:
         return text
     out: list[str] = []
@@ -79,62 +436,105 @@ def _drop_brackets(text: str) -> str:
             depth, closer = 1, ")" if ch == "(" else "]"
             continue
         out.append(ch)
-    return "".join(out)
+    kept = " ".join("".join(out).split())
+    return kept if _content(_tokens(kept)) else text
 
 
-def _first_sentence(line: str) -> str:
-    for m in _SENTENCE_END.finditer(line):
-        start = line.rfind(" ", 0, m.start()) + 1
-        word = line[start:m.start()]
-        if word.casefold() in _ABBREVIATIONS or (len(word) == 1 and word.isupper()
-                                                 and m.end() < len(line)):
-            continue           # "St. Louis", "J. S. Bach", "A. Lincoln"
-        return line[:m.start()]
-    return line
+def _collapse_repeats(text: str) -> str:
+    """A base model's loop ("Marie Curie Marie Curie Marie Curie") is one answer."""
+    toks = text.split()
+    for size in range(1, len(toks) // 2 + 1):
+        unit = toks[:size]
+        if all(toks[i:i + size] == unit[:len(toks[i:i + size])] for i in range(0, len(toks), size)):
+            return " ".join(unit)
+    return text
 
 
-def _strip(line: str) -> str:
-    return line.strip().strip(QUOTES + " ").rstrip(".!?,;:…").strip().strip(QUOTES + " ")
+def _offset(text: str, tokens: list[str], n: int) -> int:
+    pos = 0
+    for tok in tokens[:n]:
+        pos = text.index(tok, pos) + len(tok)
+    if n < len(tokens):
+        return text.index(tokens[n], pos)
+    return len(text)
 
 
-def _drop_lead_ins(line: str) -> str:
-    for _ in range(4):
-        before = line
-        for pattern in (_FILLER, _LEAD_IN):
-            m = pattern.match(line)
-            if m and line[m.end():].strip(QUOTES + " .!?"):
-                line = line[m.end():].lstrip(QUOTES + " ")
-        if line == before:
-            break
-    return line
+def _upto(text: str, tokens: list[str], k: int) -> str:
+    """``text`` up to the end of its ``k``-th token."""
+    if k >= len(tokens):
+        return text
+    pos = 0
+    for tok in tokens[:k]:
+        pos = text.index(tok, pos) + len(tok)
+    return text[:pos]
+
+
+_OR_SPLIT = re.compile(r"\s+(?:or|vs\.?|versus)\s+|\s*/\s*(?=\S{2})|\s*,\s*(?:(?:and|or)\s+)?"
+                       r"|\s+and\s+(?=[^,]*$)", re.I)
+
+
+def is_list(answer: str) -> bool:
+    """Several options instead of one, by one rule: two or more parts, each a few words with
+    an answer word in it, joined by "or", "vs", a slash, or commas ("Monarch or Morpho",
+    "Either Monarch or Morpho", "Cat/Dog", "Red, blue, green"; "and" counts only after a
+    comma list). A part after a comma that names a place qualifies the one before it
+    ("Portland, Oregon"); "AC/DC" has parts too short to be options; three or more bare
+    numbers side by side are a list too ("1 100 101")."""
+    from probe.matching import lexicon
+
+    if re.fullmatch(r"\s*\d+(?:\s*[, ]\s*\d+){2,}\s*", answer):
+        return True
+    text = re.sub(r"^\s*(?:either|both)\s+", "", answer, flags=re.I)
+    text = re.sub(r"(?<=\d)/(?=\d)", "-", text)       # 3/14 is a date, not two options
+    has_comma = "," in text
+    if not re.search(r"\s(?:or|vs\.?|versus)\s|/|,", text, re.I):
+        return False
+    parts = [p.strip(" .!?…" + QUOTES) for p in _OR_SPLIT.split(text)]
+    parts = [p for p in parts if p]
+    if len(parts) < 2:
+        return False
+    if not all(1 <= len(p.split()) <= 5 and _content(_tokens(p)) for p in parts):
+        return False
+    if has_comma and not re.search(r"\s(?:or|and|vs\.?|versus)\s|/", text, re.I):
+        if any(lexicon.place_id(p) for p in parts[1:]):
+            return False          # "Portland, Oregon, USA"
+    return True
+
+
+def _alternative(seg: Segment) -> bool:
+    return bool({_lower(t) for t in _tokens(seg.text or seg.answer)} & W.ALTERNATIVES)
+
+
+def choose(segments: tuple[Segment, ...], skip) -> Segment:
+    """The segment a response commits to. The first segment with an answer that ``skip``
+    does not reject (an echo of the question, say) when nothing was cut from it ("Monarch!
+    I'd pick it every time"); otherwise the first one a verb of choosing introduced ("They
+    all look great, but I'd go with the Morpho"; "Monarch or Morpho… I'll go with Monarch"),
+    unless it offers a second thought ("You could also try …"); else the first answer."""
+    answered = []
+    for s in segments:
+        if s.answer and skip(s) and s.complement:
+            s = Segment(s.complement, text=s.text, cue=True, whole=True,
+                        listed=is_list(s.complement))
+        if s.answer and not s.remark and not s.negated and not skip(s):
+            answered.append(s)
+    if not answered:
+        # No answer: an echo the caller skipped, else the first remark or filler as written.
+        return (next((s for s in segments if s.answer), None)
+                or next((s for s in segments if s.remark), None)
+                or next((Segment("", text=s.text, remark=True) for s in segments if s.text),
+                        segments[0]))
+    first = answered[0]
+    turn = next((s for s in answered[1:] if s.after_but and not s.listed and not _alternative(s)),
+                None)
+    if turn is not None:
+        return turn               # "I considered B6, but Vit K fits better"
+    if first.whole and not first.listed:
+        return first
+    chosen = next((s for s in answered if s.cue and not s.listed and not _alternative(s)), None)
+    return chosen or first
 
 
 def extract(response: str | None) -> str:
-    """The answer inside a response: first line, markup and lead-ins removed."""
-    if not response:
-        return ""
-    text = _ANSI.sub("", response[:MAX_RESPONSE_CHARS]).replace("\r", "\n")
-    m = _BRACE.search(text)
-    if m and m.group(1).strip():
-        text = m.group(1)
-    line = ""
-    for candidate in text.split("\n"):
-        candidate = candidate[:MAX_LINE]
-        if _MARKUP.sub("", candidate).strip():
-            line = candidate
-            break
-    if not line.isprintable():
-        line = "".join(ch if unicodedata.category(ch)[0] != "C" else " " for ch in line)
-    line = " ".join(line.split())
-    line = _LIST_MARK.sub("", line)
-    line = " ".join(_MARKUP.sub("", line).split())
-    line = _strip(line) if line[:1] in QUOTES else line
-    line = _drop_lead_ins(line)
-    line = " ".join(_drop_brackets(line).split())
-    line = _first_sentence(line)
-    # A filler may have ended its own sentence ("Sure! Frozen."): look again.
-    line = _drop_lead_ins(line)
-    m = _EXPLAIN.search(line)
-    if m and m.start() > 0:
-        line = line[: m.start()]
-    return " ".join(_strip(line).split())
+    """The answer a response commits to: a few words, or '' when it names none."""
+    return read(response).first.answer

@@ -78,6 +78,14 @@ def lemma(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65536)
+def parts_of_speech(word: str) -> frozenset[str]:
+    """The parts of speech the lemma dictionary knows a word as (empty for names)."""
+    from lemminflect import getAllLemmas
+
+    return frozenset(getAllLemmas(word))
+
+
 @lru_cache(maxsize=1)
 def _british() -> dict[str, str]:
     from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS

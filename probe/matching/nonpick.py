@@ -214,11 +214,26 @@ def is_echo(key: tuple[str, ...], generic: frozenset[str]) -> bool:
 
 
 def classify(response: str | None, answer: str, key: tuple[str, ...],
-             generic: frozenset[str], options: frozenset[str] = frozenset()) -> str:
-    """'' for a pick, else 'empty', 'refusal' or 'echo'."""
+             generic: frozenset[str], options: frozenset[str] = frozenset(),
+             segment=None) -> str:
+    """'' for a pick, else 'empty', 'refusal' or 'echo'. ``segment`` is the reading the
+    answer came from: a list of options, a remark ("It depends") or a response with no
+    answer in it is a refusal."""
     if options and _folded(answer) in options:
         return ""                 # "Both" is a pick when the prompt offers "both"
-    if refuses(response, answer):
+    if segment is not None:
+        if not segment.cue and _HARD_REFUSAL.search(_first_line(response or "")) \
+                and not segment.whole:
+            return REFUSAL
+        if segment.listed or segment.remark or (not segment.answer and answer):
+            return REFUSAL
+        if _TEMPLATE.match(_first_line(response or "").strip()):
+            return REFUSAL
+        folded = _folded(segment.answer)
+        if folded and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
+                       or bool(_HEDGE.search(folded))):
+            return REFUSAL
+    elif refuses(response, answer):
         return REFUSAL
     if not key:
         return EMPTY

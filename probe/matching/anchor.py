@@ -1,0 +1,214 @@
+"""Answers read against the family's own vocabulary.
+
+A family's responses share their answers: the short, clean ones (a response that is its
+answer, or one a verb of choosing introduced) give the family's candidates. A response
+whose own reading is unsure — a base model's run-on sentence, a reply whose sentence shape
+hides the answer, a remark — is then read for the candidates it mentions:
+- one candidate: that is its pick ("Ah, the classic Monarch…");
+- two or more, with none singled out by a verb of choosing: a list of options, not a pick;
+- none: its own reading stands.
+A response that reads cleanly keeps its own answer even when it is new to the family: a
+model that names something once has still named it.
+
+The same function serves the final, order-free scores (`cluster_answers`, which builds the
+vocabulary from every response first) and the live view (which grows it as samples come).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from probe.matching import words as W
+from probe.matching.extract import Reading, Segment, choose, read
+from probe.matching.nonpick import EMPTY, REFUSAL, classify, is_echo
+from probe.matching.normalise import normalise
+
+Key = tuple[str, ...]
+# A candidate is a name: a few words at most.
+MAX_CANDIDATE_WORDS = 6
+
+
+@dataclass
+class Decision:
+    """What one response answers: its surface form, key, and '' for a pick or the kind of
+    non-pick."""
+
+    answer: str
+    key: Key
+    kind: str
+    sure: bool = False          # the response is its answer, or a verb of choosing named it
+    reading: Reading | None = field(default=None, repr=False)
+    segment: Segment | None = field(default=None, repr=False)
+
+
+def _core(key: Key, generic: frozenset[str]) -> Key:
+    return tuple(w for w in key if w not in generic)
+
+
+class Vocabulary:
+    """The family's candidate answers, as keys without the family's generic words."""
+
+    def __init__(self, generic: frozenset[str], prompt: str = ""):
+        self.generic = generic
+        self.counts: Counter = Counter()
+        self._by_first: dict[str, set[Key]] = defaultdict(set)
+        self._prompt = _core(normalise(prompt), frozenset()) if prompt else ()
+
+    def add(self, key: Key, weight: int = 1) -> None:
+        core = _core(key, self.generic)
+        if not core or len(core) > MAX_CANDIDATE_WORDS or core[0] == "\x00":
+            return
+        self.counts[core] += weight
+        self._by_first[core[0]].add(core)
+
+    def __contains__(self, key: Key) -> bool:
+        return _core(key, self.generic) in self.counts
+
+    def _in_prompt(self, core: Key) -> bool:
+        n = len(core)
+        p = self._prompt
+        return any(p[i:i + n] == core for i in range(len(p) - n + 1))
+
+    def mentions(self, text: str) -> list[Key]:
+        """The distinct candidates ``text`` names, longest first where they overlap; a
+        candidate the question itself names ("between 1 and 100") is not a mention."""
+        words = [w for w in normalise(text.replace(",", " ")) if w not in self.generic]
+        found: list[Key] = []
+        i = 0
+        while i < len(words):
+            best = max((c for c in self._by_first.get(words[i], ())
+                        if tuple(words[i:i + len(c)]) == c), key=len, default=None)
+            if best is None:
+                i += 1
+                continue
+            if best not in found and not self._in_prompt(best):
+                found.append(best)
+            i += len(best)
+        return found
+
+
+def first_reading(response: str | None, generic: frozenset[str],
+                  options: frozenset[str], question: frozenset[str] = frozenset()) -> Decision:
+    """A response's answer from its own sentences alone. ``question`` holds the words of
+    the direct prompt: a segment made of them repeats the question ("Pick a number between
+    1 and 10? 3.")."""
+    reading = read(response)
+
+    def echo(seg: Segment) -> bool:
+        key = normalise(seg.answer)
+        if _folded_option(seg.answer, options) is not None:
+            return False
+        return is_echo(key, generic) or (len(key) >= 2 and all(
+            w in question or w in generic or w in W.FILLER for w in key))
+
+    seg = choose(reading.segments, echo)
+    answer = seg.answer or seg.text
+    key = normalise(seg.answer) if seg.answer else ()
+    kind = classify(response, answer, key, generic, options, segment=seg)
+    if kind and not key and answer:
+        key = normalise(answer)
+    sure = bool(seg.answer) and (seg.whole or seg.cue) and not seg.listed
+    return Decision(answer if (seg.answer or kind) else "", key, kind, sure, reading, seg)
+
+
+def question_words(prompt: str) -> frozenset[str]:
+    return frozenset(normalise(prompt or "")) if prompt else frozenset()
+
+
+def _folded_option(answer: str, options: frozenset[str]) -> str | None:
+    from probe.matching.nonpick import _folded
+
+    folded = _folded(answer)
+    return folded if folded in options else None
+
+
+def _surface(text: str, core: Key, generic: frozenset[str]) -> str:
+    """The words of ``text`` that spell ``core`` (for showing the answer as written)."""
+    tokens = text.replace(",", " ").split()
+    for i in range(len(tokens)):
+        for j in range(i + 1, min(len(tokens), i + 3 * len(core) + 2) + 1):
+            piece = " ".join(tokens[i:j]).strip(".!?;:\"'“”‘’()*")
+            if _core(normalise(piece), generic) == core:
+                return piece
+    return " ".join(core)
+
+
+def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
+    """A first reading checked against the family's candidates."""
+    if d.reading is None or d.kind == EMPTY or d.reading.braced:
+        return d
+    seg = d.segment
+    if d.kind == REFUSAL and seg is not None and not (seg.listed or seg.remark or not seg.answer):
+        return d                  # refused in so many words, or a hedge word: stays
+    if d.kind == REFUSAL and any(s.remark and s.text and _hard(s.text) for s in d.reading.segments) \
+            and not any(s.cue and s.answer for s in d.reading.segments):
+        return d
+    if d.kind == "" and d.key in vocab and (d.sure or not _many(d, vocab)):
+        return d
+    if d.kind == "" and d.sure and d.key not in vocab:
+        inner = vocab.mentions(d.answer)
+        if len(inner) == 1 and _only_praise_around(d.key, inner[0], generic):
+            return _picked(d, inner[0], d.answer, generic)
+        if len(inner) < 2:
+            return d
+    # Unsure, a remark, an echo or several options: what does the response mention?
+    texts = [s.answer or s.text for s in d.reading.segments if not s.remark] or [d.reading.scan]
+    named = vocab.mentions(" , ".join(texts))
+    if len(named) == 1:
+        return _picked(d, named[0], " , ".join(texts), generic)
+    if len(named) >= 2:
+        committed = [s for s in d.reading.segments if s.cue and s.answer and not s.listed]
+        for s in committed:
+            inner = vocab.mentions(s.answer)
+            if len(inner) == 1:
+                return _picked(d, inner[0], s.answer, generic)
+        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+    return d
+
+
+def _hard(text: str) -> bool:
+    from probe.matching.extract import HARD_REFUSAL
+
+    return bool(HARD_REFUSAL.search(text))
+
+
+def _many(d: Decision, vocab: Vocabulary) -> bool:
+    return len(vocab.mentions(d.reading.scan)) >= 2 if d.reading else False
+
+
+def _only_praise_around(key: Key, core: Key, generic: frozenset[str]) -> bool:
+    extra = list(_core(key, generic))
+    for w in core:
+        if w in extra:
+            extra.remove(w)
+    return all(w in W.PRAISE or w in W.FUNCTION for w in extra)
+
+
+def _picked(d: Decision, core: Key, text: str, generic: frozenset[str]) -> Decision:
+    surface = _surface(text, core, generic)
+    key = normalise(surface)
+    if _core(key, generic) != core:
+        key = core
+    return Decision(surface, key, "", True, d.reading, d.segment)
+
+
+def decide_all(responses: Iterable[str | None], generic: frozenset[str],
+               options: frozenset[str], prompt: str = "",
+               declared: Iterable[Key] = ()) -> dict[str | None, Decision]:
+    """Every distinct response's decision, reading each against the whole family: the
+    result does not depend on the order the responses come in."""
+    first: dict[str | None, Decision] = {}
+    question = question_words(prompt)
+    for r in responses:
+        if r not in first:
+            first[r] = first_reading(r, generic, options, question)
+    vocab = Vocabulary(generic, prompt)
+    for key in declared:
+        vocab.add(key, 2)
+    seen: Counter = Counter(d.key for d in first.values() if d.kind == "" and d.key)
+    for d in first.values():
+        if d.kind == "" and d.key and (d.sure or seen[d.key] >= 2):
+            vocab.add(d.key)
+    return {r: revise(d, vocab, generic) for r, d in first.items()}

@@ -1,0 +1,90 @@
+"""Word classes the answer reader uses to see the shape of a sentence.
+
+An answer is a name; what surrounds it in a response is made of closed classes of English
+words — pronouns, determiners, auxiliaries, prepositions, conjunctions, discourse markers —
+plus the few open-class words people use to talk about choosing (verbs such as "pick",
+nouns such as "choice", praise such as "great"). A stretch made only of these carries no
+answer: it is a lead-in, a trailer, or a hedge. These are word classes, not phrases: the
+reader never looks a whole sentence up.
+"""
+
+from __future__ import annotations
+
+PRONOUNS = frozenset("""
+i me my mine myself you your yours yourself we us our ours he him his she her hers it its
+itself they them their theirs this that these those someone something anything everything
+nothing somebody anybody everybody everyone anyone someone whichever whatever whoever
+""".split())
+DETERMINERS = frozenset("a an the some any each every all both either neither no another "
+                        "such own".split())
+AUXILIARIES = frozenset("""
+am is are was were be been being do does did have has had will would shall should can could
+may might must 's 're 'm 've 'd 'll
+""".split())
+PREPOSITIONS = frozenset("of to for with in on at by from about as into onto over than "
+                         "like upon among between toward towards without after before "
+                         "during under up down out off".split())
+# Words that open a scene-setting clause before the answer ("If it helps, …").
+SUBORDINATORS = frozenset("if when since because as although though while unless once "
+                          "given".split())
+CONJUNCTIONS = frozenset("and or but so if because since though although while nor "
+                         "yet".split())
+# Words that open or close a reply without adding to it.
+DISCOURSE = frozenset("""
+just really definitely probably maybe perhaps honestly personally certainly absolutely surely
+obviously clearly actually basically simply totally easily well ok okay sure yes yeah yep hmm
+hmmm um umm uh oh ah alright right now then also too always still even quite very rather
+course hands down here there go ahead let lets let's please think guess reckon suppose believe
+feel say said mean instantly immediately without doubt question oh wow how what
+again already though anyway def defo prob probs tbh imo imho lol obv honestly
+""".split())
+# Verbs of choosing: "I'd go with", "let me pick", "you should try", "my vote goes to".
+CHOICE_VERBS = frozenset("""
+pick picks picked picking choose chooses chose choosing go goes going went say saying suggest
+suggests suggesting recommend recommends recommending vote votes voting opt opting select
+selecting take taking name naming prefer prefers want settle settling land landing lean
+leaning nominate propose offer try give consider pitch plump
+""".split())
+# Nouns for the choice itself: "my pick", "the answer", "a safe bet".
+CHOICE_NOUNS = frozenset("""
+pick choice answer option selection favourite favorite fave suggestion recommendation vote
+guess bet call idea one pitch nominee winner go-to
+""".split())
+# Praise and judgement: "Great question!", "Easy —", "a classic choice".
+PRAISE = frozenset("""
+great good nice fun tough hard easy interesting excellent perfect lovely wonderful
+fantastic awesome cool classic solid safe obvious fine best top first clear simple sweet
+brilliant amazing superb terrific ideal fitting beautiful iconic timeless legendary
+gorgeous stunning elegant charming delightful fabulous marvellous marvelous splendid
+majestic adorable mighty magnificent famous favourite favorite definite strong smart wise
+popular random final
+""".split())
+# A few praise words also name things ("Classic" Coke, "Solid" snake): they are only ever
+# dropped around an answer, never taken as the whole of one.
+
+# Words that decline on their own ("Either", "None", "All of them"): never a short name.
+NON_ANSWERS = frozenset("either neither none both all any whatever whichever anything "
+                        "everything nothing no".split())
+
+FUNCTION = PRONOUNS | DETERMINERS | AUXILIARIES | PREPOSITIONS | CONJUNCTIONS
+FILLER = FUNCTION | DISCOURSE | CHOICE_VERBS | CHOICE_NOUNS | PRAISE
+# Quantifiers that make any sentence they open a remark about several options ("Both have
+# their charm", "All are great").
+QUANTIFIERS = frozenset("all both each every either neither none any".split())
+# Subjects that make a sentence about the choice rather than an answer: "It depends",
+# "They're all great", "Any of them would work", "Whichever you like".
+HEDGE_SUBJECTS = frozenset("it that this they there any all both each every either neither "
+                           "none whichever whatever you we honestly everyone anyone everybody "
+                           "anybody".split())
+# Verbs that end a subject: "Spinosaurus would be perfect", "Monarch is my pick".
+PREDICATE_VERBS = AUXILIARIES | frozenset("""
+makes make sounds sound seems seem looks look feels feel fits fit works work comes come gets
+get stands stand wins win remains remain suits suit deserves deserve tops top beats beat
+""".split())
+# Words that offer an answer as a second thought, not the choice ("You could also try X").
+ALTERNATIVES = frozenset("also too alternatively another otherwise instead else".split())
+NEGATIONS = frozenset("not no never nor n't cannot cant can't won't wont don't dont".split())
+
+
+def is_filler(word: str) -> bool:
+    return word in FILLER
