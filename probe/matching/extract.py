@@ -35,6 +35,8 @@ _BRACE = re.compile(r"\{([^{}]*)\}")
 _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
 # A list item's mark: "- ", "• ", "1. ", "2) ", "a. ", "(B) ".
 _ITEM = re.compile(r"^\s*(?:[-•*>]|\d{1,2}[.)]|\(?[a-eA-E]\)|[a-e]\.)\s+(?=\S)")
+# One line on its own loses only a bullet or a first item's mark: "7. It is lovely." is 7.
+_LONE_ITEM = re.compile(r"^\s*(?:[-•*>]|1[.)]|\(?[a-eA-E]\)|[a-e]\.)\s+(?=\S)")
 QUOTES = "\"'“”‘’«»„`"
 _TOKEN = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*|[#+]+", re.UNICODE)
 # Where a line divides: a sentence end, a dash between spaces, a colon, a semicolon, an
@@ -133,7 +135,7 @@ def _first_content_lines(text: str) -> tuple[list[str], bool]:
     if head.rstrip().endswith(":") and following and all(_ITEM.match(f) for f in following[:1]) \
             and len(items) >= 2:
         return [_ITEM.sub("", ln) for ln in items], True
-    return [_ITEM.sub("", head)], False
+    return [_LONE_ITEM.sub("", head)], False
 
 
 def _divisions(line: str) -> list[tuple[str, str]]:
@@ -198,9 +200,11 @@ def read(response: str | None) -> Reading:
     while i < len(pieces):
         text_i, mark = pieces[i]
         # A title with a colon ("Zelda: Breath of the Wild", "Star Wars: A New Hope").
-        if mark == "colon" and i + 1 < len(pieces) and _content(_tokens(text_i)) \
-                and _is_title_like(text_i) and _is_title_like(pieces[i + 1][0]) \
-                and not _lead_in(_tokens(text_i))[1]:
+        head_toks = _tokens(text_i)
+        head_rest = text_i[_offset(text_i, head_toks, _lead_in(head_toks)[0]):] if head_toks else ""
+        if mark == "colon" and i + 1 < len(pieces) and _content(_tokens(head_rest)) \
+                and _is_title_like(head_rest) and _is_title_like(pieces[i + 1][0].split(",")[0]) \
+                and not any(_lower(t) in W.CHOICE_NOUNS for t in _tokens(head_rest)):
             text_i, mark = text_i + ": " + pieces[i + 1][0], pieces[i + 1][1]
             i += 1
         toks_i = _tokens(text_i)
@@ -339,7 +343,8 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             # A short name made of function words: "The Who", "Her", "Us", "It".
             return Segment(_strip(text), whole=True)
         return Segment("", text=_strip(text), cue=cue)
-    if any(_lower(t) in W.NEGATIONS for t in tokens[:n]):
+    if any(_lower(t) in W.NEGATIONS for t in tokens[:n]) or (
+            n < len(tokens) and _lower(tokens[n]) in W.PASSED_OVER):
         return Segment("", text=_strip(text), negated=True)
     between = n > 0 and _lower(tokens[n - 1]) in ("between", "among")
     cue = cue or cue_before
@@ -414,8 +419,8 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     if not _content(_tokens(answer)):
         # Nothing but filler, or praise alone: no answer here ("Great!", "Easy").
         return Segment("", text=_strip(text), cue=cue)
-    listed = is_list(answer) or ((between or several) and bool(
-        re.search(r"\s(?:and|&)\s", answer)))
+    listed = is_list(answer) or ((between or several or re.search(r"\bbetween\b", answer, re.I))
+                                 and bool(re.search(r"\s(?:and|&)\s", answer)))
     return Segment(answer, text=_strip(text), cue=cue, whole=not cut, listed=listed,
                    complement=complement)
 
@@ -525,8 +530,8 @@ def choose(segments: tuple[Segment, ...], skip) -> Segment:
                 or next((Segment("", text=s.text, remark=True) for s in segments if s.text),
                         segments[0]))
     first = answered[0]
-    turn = next((s for s in answered[1:] if s.after_but and not s.listed and not _alternative(s)),
-                None)
+    turn = next((s for s in answered[1:] if s.after_but and s.cue and not s.listed
+                 and not _alternative(s)), None)
     if turn is not None:
         return turn               # "I considered B6, but Vit K fits better"
     if first.whole and not first.listed:

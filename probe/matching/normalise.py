@@ -15,7 +15,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from probe.matching import lexicon
+from probe.matching import dates, lexicon
 
 # A key never needs more than this much of an answer.
 MAX_ANSWER = 200
@@ -70,6 +70,24 @@ def _numbers_to_digits(words: list[str]) -> list[str]:
     return out
 
 
+_NUMBER_LABELS = {"number", "no", "num", "nr", "#"}
+
+
+def _drop_number_labels(words: list[str]) -> list[str]:
+    """"Number 7", "No. 7", "#7" are 7; a regnal "the" before an ordinal goes ("Henry the
+    8" is Henry 8)."""
+    out: list[str] = []
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w.startswith("#") and w[1:].isdigit():
+            w = w[1:]
+        elif (w in _NUMBER_LABELS and nxt.isdigit()) or (
+                w == "the" and out and out[-1].isalpha() and nxt.isdigit() and i + 1 == len(words) - 1):
+            continue
+        out.append(w)
+    return out
+
+
 def roman_value(word: str) -> int | None:
     if not _ROMAN.match(word):
         return None
@@ -85,22 +103,48 @@ def _word(w: str) -> str:
     return lexicon.american(lexicon.lemma(lexicon.american(w)))
 
 
+# A ruler's number at the end of a name: "Louis XIV", "Henry the Eighth", "Charles 2nd".
+_REGNAL_END = re.compile(r"(?:\b[IVXLC]+|\d+(?:st|nd|rd|th)?|\b\w+(?:st|nd|rd|th))$", re.I)
+
+
 def _qualifier(text: str) -> tuple[str, str]:
     """Split "Rome, Italy" into ("Rome", "@it") when the part after the comma is a place."""
-    head, sep, tail = text.rpartition(",")
-    if sep and head.strip() and tail.strip() and len(tail) < 60:
-        place = lexicon.place_id(tail)
-        if place:
-            return head, "@" + place.casefold()
+    for mark in (",", " of "):
+        head, sep, tail = text.rpartition(mark)
+        if sep and head.strip() and tail.strip() and len(tail) < 60:
+            place = lexicon.place_id(tail)
+            if place and (mark == "," or ("-" not in place and _REGNAL_END.search(head))):
+                return head, "@" + place.casefold()     # "Rome, Italy"; "Louis XIV of France"
     return text, ""
 
 
+_UPPER_ROMAN = re.compile(r"(?<![\w'])(?:[IVXLC]{2,7}|(?<=[a-z] )I)(?![\w'])")
+
+
+def _upper_romans(text: str) -> str:
+    """Roman numerals written in capitals ("XXVII", "LXXIII", "Elizabeth I") as digits,
+    checked by the roman library; lower-case letters stay letters ("C", "vi")."""
+    import roman
+
+    def value(m: re.Match) -> str:
+        try:
+            return str(roman.fromRoman(m.group()))
+        except roman.InvalidRomanNumeralError:
+            return m.group()
+
+    return _UPPER_ROMAN.sub(value, text)
+
+
 @lru_cache(maxsize=65536)
-def normalise(answer: str) -> tuple[str, ...]:
-    """Comparison key: a tuple of folded words. Empty for an empty answer."""
+def normalise(answer: str, lemmas: bool = True) -> tuple[str, ...]:
+    """Comparison key: a tuple of folded words. Empty for an empty answer. ``lemmas=False``
+    keeps each word's own form: titles, where "Aliens" is not "Alien"."""
     text = unicodedata.normalize("NFKC", answer[:MAX_ANSWER])
     text, qualifier = _qualifier(text)
+    if re.search(r"[IVXLC]", text):
+        text = _upper_romans(text)
     text = lexicon.strip_accents(text).casefold()
+    text = dates.as_date_tokens(text)
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)          # 1,000 → 1000
     text = text.replace("&", " and ").replace("’", "'")
     text = re.sub(r"(?<=\w) ?'n'? (?=\w)", " and ", text)    # rock 'n' roll, rock n' roll
@@ -111,14 +155,18 @@ def normalise(answer: str) -> tuple[str, ...]:
         words = words[1:]
     words = ["and" if w == "n" and 0 < i < len(words) - 1 else _ABBREVIATIONS.get(w, w)
              for i, w in enumerate(words)]
-    words = _numbers_to_digits(words)
+    words = _numbers_to_digits(dates.ordinals_to_digits(words))
+    words = _drop_number_labels(words)
     out = []
     for i, w in enumerate(words):
         value = roman_value(w) if i > 0 and words[i - 1].isalpha() else None
         if value is None and i > 0 and i == len(words) - 1 and w in ("v", "x") \
                 and words[i - 1].isalpha():
             value = _ROMAN_VALUES[w]          # "Rocky V"
-        out.append(str(value) if value is not None else _word(w))
+        if value is not None:
+            out.append(str(value))
+        else:
+            out.append(_word(w) if lemmas or w.startswith("@") else lexicon.american(w))
     if out and not qualifier:
         english = lexicon.country_in_english(" ".join(out))
         if english != " ".join(out):

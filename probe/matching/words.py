@@ -10,6 +10,8 @@ reader never looks a whole sentence up.
 
 from __future__ import annotations
 
+import re
+
 PRONOUNS = frozenset("""
 i me my mine myself you your yours yourself we us our ours he him his she her hers it its
 itself they them their theirs this that these those someone something anything everything
@@ -83,8 +85,14 @@ get stands stand wins win remains remain suits suit deserves deserve tops top be
 """.split())
 # Words that offer an answer as a second thought, not the choice ("You could also try X").
 ALTERNATIVES = frozenset("also too alternatively another otherwise instead else".split())
+# Verbs that mention an option only to pass it over ("I considered B6, but …").
+PASSED_OVER = frozenset("considered tempted thought debated almost nearly weighed".split())
 NEGATIONS = frozenset("not no never nor n't cannot cant can't won't wont don't dont".split())
 
 
+_INTERJECTION = re.compile(r"^(?:o+h+|a+h+|h+m+|u+m+|u+h+|e+r+m*|w+o+w+|(?:ha)+h?|y+a+y+|whoa+"
+                           r"|hey+|ye+s+|no+pe|o+o+h+|aw+|eh+|ugh+|phew|gosh|golly|wel+)$")
+
+
 def is_filler(word: str) -> bool:
-    return word in FILLER
+    return word in FILLER or bool(_INTERJECTION.match(word))
