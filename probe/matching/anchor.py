@@ -50,11 +50,12 @@ def _core(key: Key, generic: frozenset[str]) -> Key:
 class Vocabulary:
     """The family's candidate answers, as keys without the family's generic words."""
 
-    def __init__(self, generic: frozenset[str], prompt: str = ""):
+    def __init__(self, generic: frozenset[str], prompt: str = "", norm=normalise):
         self.generic = generic
+        self.norm = norm
         self.counts: Counter = Counter()
         self._by_first: dict[str, set[Key]] = defaultdict(set)
-        self._prompt = _core(normalise(prompt), frozenset()) if prompt else ()
+        self._prompt = _core(norm(prompt), frozenset()) if prompt else ()
 
     def add(self, key: Key, weight: int = 1) -> None:
         core = _core(key, self.generic)
@@ -74,7 +75,7 @@ class Vocabulary:
     def mentions(self, text: str) -> list[Key]:
         """The distinct candidates ``text`` names, longest first where they overlap; a
         candidate the question itself names ("between 1 and 100") is not a mention."""
-        words = [w for w in normalise(text.replace(",", " ")) if w not in self.generic]
+        words = [w for w in self.norm(text.replace(",", " ")) if w not in self.generic]
         found: list[Key] = []
         i = 0
         while i < len(words):
@@ -90,14 +91,15 @@ class Vocabulary:
 
 
 def first_reading(response: str | None, generic: frozenset[str],
-                  options: frozenset[str], question: frozenset[str] = frozenset()) -> Decision:
+                  options: frozenset[str], question: frozenset[str] = frozenset(),
+                  norm=normalise) -> Decision:
     """A response's answer from its own sentences alone. ``question`` holds the words of
     the direct prompt: a segment made of them repeats the question ("Pick a number between
     1 and 10? 3.")."""
     reading = read(response)
 
     def echo(seg: Segment) -> bool:
-        key = normalise(seg.answer)
+        key = norm(seg.answer)
         if _folded_option(seg.answer, options) is not None:
             return False
         return is_echo(key, generic) or (len(key) >= 2 and all(
@@ -105,10 +107,10 @@ def first_reading(response: str | None, generic: frozenset[str],
 
     seg = choose(reading.segments, echo)
     answer = seg.answer or seg.text
-    key = normalise(seg.answer) if seg.answer else ()
+    key = norm(seg.answer) if seg.answer else ()
     kind = classify(response, answer, key, generic, options, segment=seg)
     if kind and not key and answer:
-        key = normalise(answer)
+        key = norm(answer)
     sure = bool(seg.answer) and (seg.whole or seg.cue) and not seg.listed
     return Decision(answer if (seg.answer or kind) else "", key, kind, sure, reading, seg)
 
@@ -124,13 +126,13 @@ def _folded_option(answer: str, options: frozenset[str]) -> str | None:
     return folded if folded in options else None
 
 
-def _surface(text: str, core: Key, generic: frozenset[str]) -> str:
+def _surface(text: str, core: Key, generic: frozenset[str], norm=normalise) -> str:
     """The words of ``text`` that spell ``core`` (for showing the answer as written)."""
     tokens = text.replace(",", " ").split()
     for i in range(len(tokens)):
         for j in range(i + 1, min(len(tokens), i + 3 * len(core) + 2) + 1):
             piece = " ".join(tokens[i:j]).strip(".!?;:\"'“”‘’()*")
-            if _core(normalise(piece), generic) == core:
+            if _core(norm(piece), generic) == core:
                 return piece
     return " ".join(core)
 
@@ -150,20 +152,20 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
     if d.kind == "" and d.sure and d.key not in vocab:
         inner = vocab.mentions(d.answer)
         if len(inner) == 1 and _only_praise_around(d.key, inner[0], generic):
-            return _picked(d, inner[0], d.answer, generic)
+            return _picked(d, inner[0], d.answer, generic, vocab.norm)
         if len(inner) < 2:
             return d
     # Unsure, a remark, an echo or several options: what does the response mention?
     texts = [s.answer or s.text for s in d.reading.segments if not s.remark] or [d.reading.scan]
     named = vocab.mentions(" , ".join(texts))
     if len(named) == 1:
-        return _picked(d, named[0], " , ".join(texts), generic)
+        return _picked(d, named[0], " , ".join(texts), generic, vocab.norm)
     if len(named) >= 2:
         committed = [s for s in d.reading.segments if s.cue and s.answer and not s.listed]
         for s in committed:
             inner = vocab.mentions(s.answer)
             if len(inner) == 1:
-                return _picked(d, inner[0], s.answer, generic)
+                return _picked(d, inner[0], s.answer, generic, vocab.norm)
         return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
     return d
 
@@ -186,9 +188,10 @@ def _only_praise_around(key: Key, core: Key, generic: frozenset[str]) -> bool:
     return all(w in W.PRAISE or w in W.FUNCTION for w in extra)
 
 
-def _picked(d: Decision, core: Key, text: str, generic: frozenset[str]) -> Decision:
-    surface = _surface(text, core, generic)
-    key = normalise(surface)
+def _picked(d: Decision, core: Key, text: str, generic: frozenset[str],
+            norm=normalise) -> Decision:
+    surface = _surface(text, core, generic, norm)
+    key = norm(surface)
     if _core(key, generic) != core:
         key = core
     return Decision(surface, key, "", True, d.reading, d.segment)
@@ -196,15 +199,15 @@ def _picked(d: Decision, core: Key, text: str, generic: frozenset[str]) -> Decis
 
 def decide_all(responses: Iterable[str | None], generic: frozenset[str],
                options: frozenset[str], prompt: str = "",
-               declared: Iterable[Key] = ()) -> dict[str | None, Decision]:
+               declared: Iterable[Key] = (), norm=normalise) -> dict[str | None, Decision]:
     """Every distinct response's decision, reading each against the whole family: the
     result does not depend on the order the responses come in."""
     first: dict[str | None, Decision] = {}
     question = question_words(prompt)
     for r in responses:
         if r not in first:
-            first[r] = first_reading(r, generic, options, question)
-    vocab = Vocabulary(generic, prompt)
+            first[r] = first_reading(r, generic, options, question, norm)
+    vocab = Vocabulary(generic, prompt, norm)
     for key in declared:
         vocab.add(key, 2)
     seen: Counter = Counter(d.key for d in first.values() if d.kind == "" and d.key)

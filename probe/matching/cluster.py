@@ -45,7 +45,7 @@ class AnswerSet:
     """Comparison keys joined into canonical answers."""
 
     def __init__(self, generic: frozenset[str], answers: dict[str, list[str]] | None = None,
-                 kinds_are_answers: bool = False):
+                 kinds_are_answers: bool = False, norm=normalise):
         self.generic = generic
         # A question about breeds or cultivars asks for the very kinds a qualifier names:
         # a French bulldog is not a bulldog there.
@@ -58,17 +58,19 @@ class AnswerSet:
         self.fixed: dict[int, str] = {}
         self._by_fold: dict[str, int] = {}
         self._by_slot: dict[tuple, list[int]] = defaultdict(list)
+        # Full names by what their abbreviations look like ("js bach", "fdr", "vitamin _ v").
+        self._by_full: dict[tuple, list[int]] = defaultdict(list)
         self._final: list[int] | None = None
         self._attached: dict[int, str] = {}
         self._names: dict[int, str] | None = None
         for canonical, aliases in (answers or {}).items():
-            if not normalise(canonical):
+            if not norm(canonical):
                 continue          # "!!!" names nothing an answer could match
-            i = self.add(normalise(canonical))
+            i = self.add(norm(canonical))
             self.how[i] = "exact"
             self.fixed[self.find(i)] = canonical
             for alias in aliases:
-                key = normalise(extract(alias) or alias)
+                key = norm(extract(alias) or alias)
                 if key:
                     j = self.add(key)
                     if self._union(i, j):
@@ -106,6 +108,10 @@ class AnswerSet:
         self._final = None
         if key[0] == _NONPICK:
             return i
+        for sig in rules.initials_for(key):
+            self._by_full[("initials",) + sig].append(i)
+        for slot in rules.abbreviation_slots(key, short=False):
+            self._by_full[("abbreviation",) + slot].append(i)
         # A new key joins at most one answer. One that would bridge two ("Grape fruit"
         # between Grape and Grapefruit, "Austraia" between Austria and Australia) keeps
         # the strongest join only — the whole key run together before the key without
@@ -161,7 +167,10 @@ class AnswerSet:
             kinds[roots[i]].append((i, kind))
         merged: dict[int, int] = {}
         self._attached = {}
+        self._abbreviations(roots, merged)
         for target, srcs in sources.items():
+            if target in merged or any(s in merged for s in srcs):
+                continue
             if len(srcs) != 1:
                 continue          # "Springfield" next to two different Springfields: ambiguous
             (src,) = srcs
@@ -180,6 +189,39 @@ class AnswerSet:
                 r, seen = merged[r], seen + 1
             final.append(r)
         return final
+
+    def _abbreviations(self, roots: list[int], merged: dict[int, int]) -> None:
+        """Join answers written short to the one full answer they stand for: "J. S. Bach"
+        and "JS Bach" to Johann Sebastian Bach, "FDR" to Franklin D. Roosevelt, "Vit K" to
+        Vitamin K, "Weds" to Wednesday. A short form that fits two answers joins neither."""
+        targets: dict[int, set[int]] = defaultdict(set)
+        how: dict[int, list[tuple[int, str]]] = defaultdict(list)
+        for i, key in enumerate(self.keys):
+            if key[0] == _NONPICK:
+                continue
+            found: set[int] = set()
+            for sig in rules.initials_of(key):
+                found |= {roots[j] for j in self._by_full.get(("initials",) + sig, ())}
+                kind = "initials"
+            for slot in rules.abbreviation_slots(key, short=True):
+                hits = {roots[j] for j in self._by_full.get(("abbreviation",) + slot, ())
+                        if rules.is_abbreviation(key, self.keys[j])}
+                if hits:
+                    found |= hits
+                    kind = "abbreviation"
+            found.discard(roots[i])
+            if found:
+                targets[roots[i]] |= found
+                how[roots[i]].append((i, kind))
+        for src, tset in targets.items():
+            if len(tset) != 1 or src in self.fixed:
+                continue
+            (target,) = tset
+            if target in targets:          # a chain of short forms: keep it simple
+                continue
+            merged[src] = target
+            for i, kind in how[src]:
+                self._attached[i] = kind
 
     def cluster(self, i: int) -> int:
         if self._final is None or len(self._final) != len(self.keys):
@@ -208,6 +250,19 @@ class AnswerSet:
 
 
 _KIND_QUESTIONS = frozenset({"breed", "cultivar", "subspecies", "cuisine", "dialect"})
+# Questions whose answers are titles: a plural there is another work ("Aliens" is the sequel
+# of "Alien"), so words keep their own form.
+_TITLE_QUESTIONS = frozenset({"movie", "film", "book", "novel", "song", "album", "game", "show",
+                              "series", "title", "play", "musical", "poem", "painting", "anime",
+                              "manga", "sitcom", "videogame", "opera", "ballet", "franchise"})
+
+
+def keyer(prompt: str):
+    """The normaliser for a family: words lemmatised, except where answers are titles."""
+    from functools import partial
+
+    words = set(normalise(prompt or "", lemmas=False)) | set(normalise(prompt or ""))
+    return partial(normalise, lemmas=not (_TITLE_QUESTIONS & words))
 
 
 def kinds_are_answers(prompt: str) -> bool:
@@ -230,8 +285,9 @@ class Canonicalizer:
         self.generic = generic_words(prompt)
         self.options = prompt_options(prompt)
         self.answers = answers or {}
-        self.set = AnswerSet(self.generic, answers, kinds_are_answers(prompt))
-        self.vocab = Vocabulary(self.generic, prompt)
+        self.norm = keyer(prompt)
+        self.set = AnswerSet(self.generic, answers, kinds_are_answers(prompt), self.norm)
+        self.vocab = Vocabulary(self.generic, prompt, self.norm)
         self.question = question_words(prompt)
         for i in range(len(self.set.keys)):
             self.vocab.add(self.set.keys[i], 2)
@@ -239,8 +295,8 @@ class Canonicalizer:
     def add(self, response: str | None) -> Match:
         """Place one response; later calls see it as an answer already seen (and read
         unsure responses against the answers seen so far)."""
-        d = revise(first_reading(response, self.generic, self.options, self.question),
-                   self.vocab, self.generic)
+        d = revise(first_reading(response, self.generic, self.options, self.question,
+                                 self.norm), self.vocab, self.generic)
         if d.kind == "" and d.key and d.sure:
             self.vocab.add(d.key)
         answer = d.answer
@@ -273,13 +329,14 @@ def cluster_answers(responses: Sequence[str | None], prompt: str = "",
                     answers: dict[str, list[str]] | None = None) -> list[Match]:
     """Match a whole set of responses at once; the result does not depend on their order."""
     generic, options = generic_words(prompt), prompt_options(prompt)
-    declared = [normalise(a) for canonical, aliases in (answers or {}).items()
+    norm = keyer(prompt)
+    declared = [norm(a) for canonical, aliases in (answers or {}).items()
                 for a in [canonical, *aliases]]
-    decisions = decide_all(responses, generic, options, prompt, [k for k in declared if k])
+    decisions = decide_all(responses, generic, options, prompt, [k for k in declared if k], norm)
     seen: dict[str | None, tuple[str, Key, str]] = {
         r: (d.answer, *_key_of(d)) for r, d in decisions.items()}
     counts: Counter = Counter(seen[r][1] for r in responses if seen[r][1])
-    aset = AnswerSet(generic, answers, kinds_are_answers(prompt))
+    aset = AnswerSet(generic, answers, kinds_are_answers(prompt), norm)
     for key in sorted(counts, key=lambda k: (-counts[k], k)):
         aset.add(key)
     for r in responses:

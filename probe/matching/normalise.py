@@ -149,6 +149,7 @@ def normalise(answer: str, lemmas: bool = True) -> tuple[str, ...]:
     text = text.replace("&", " and ").replace("’", "'")
     text = re.sub(r"(?<=\w) ?'n'? (?=\w)", " and ", text)    # rock 'n' roll, rock n' roll
     text = re.sub(r"[-_/]+", " ", text)
+    text = re.sub(r"\b([a-z]{1,2})(\d{1,3})\b", r"\1 \2", text)   # B12 is B 12, as B-12
     text = re.sub(r"[^\w\s+#'.]", " ", text).replace("'", "")
     words = _TOKEN.findall(text)
     if len(words) > 1 and words[0] in ARTICLES:

@@ -18,6 +18,8 @@ Directed rules, applied only when they point one way (see cluster.py):
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rapidfuzz.distance import OSA
 
 from probe.matching import lexicon
@@ -111,6 +113,49 @@ def is_typo(a: Key, b: Key) -> bool:
     return bool(pair) and close_spelling(*pair) and lexicon.is_misspelling_of(*pair)
 
 
+# Words that can stand before or after a name without changing whom it names.
+HONORIFICS = frozenset("""
+sir saint st dr doctor king queen lord lady emperor empress president general captain pope
+prince princess dame mr mrs ms miss professor prof tsar czar sultan pharaoh chancellor
+""".split())
+PARTICLES = frozenset("van von de da di del della der den du la le el al bin ibn y dos das "
+                      "the".split())
+
+
+def _name_word(word: str) -> bool:
+    """A word that only narrows down a name: a given name or other word no dictionary holds
+    ("Niels", "Frida", "Chicago"), an honorific, or a particle ("van")."""
+    if word in HONORIFICS or word in PARTICLES:
+        return True
+    return word.isalpha() and len(word) > 1 and not lexicon.parts_of_speech(word)
+
+
+def _place_prefix(key: Key) -> int:
+    """How many leading words of ``key`` name a place ("New York Knicks" → 2)."""
+    for k in range(min(3, len(key) - 1), 0, -1):
+        if lexicon.place_id(" ".join(key[:k])):
+            return k
+    return 0
+
+
+def short_names(key: Key) -> list[Key]:
+    """The shorter forms a full name may go by, nearest first: "Sir Isaac Newton" →
+    Isaac Newton, Newton; "Frida Kahlo" → Kahlo; "Chicago Bulls" → Bulls; "Los Angeles
+    Lakers" → Lakers. Only leading name words, honorifics, particles and a place are
+    dropped: a dictionary word makes a different thing (Sea lion, New York ≠ York,
+    Snow leopard), and numbers never go (Toy Story 3)."""
+    if len(key) < 2 or has_digit(key) or any(w.startswith("@") for w in key):
+        return []
+    out: list[Key] = []
+    lead = _place_prefix(key)
+    for k in range(1, len(key)):
+        if k == lead or all(_name_word(w) for w in key[:k]):
+            out.append(key[k:])
+    out = [b for b in out if b[0] not in PARTICLES and any(
+        len(w) >= 3 and w not in HONORIFICS for w in b)]
+    return sorted(dict.fromkeys(out), key=len, reverse=True)
+
+
 def bases_of(key: Key) -> tuple[list[Key], str] | None:
     """The keys a qualified key points at, nearest first: ("austin", "@us-tx") → Austin, USA,
     then Austin ("place"); ("indian", "elephant") → Elephant ("qualifier")."""
@@ -121,7 +166,93 @@ def bases_of(key: Key) -> tuple[list[Key], str] | None:
     if len(key) >= 2 and key[0] in QUALIFIERS and not has_digit(key) \
             and not lexicon.place_id(" ".join(key)):     # North Korea is not Korea
         return [key[1:]], "qualifier"
+    names = short_names(key)
+    if names:
+        return names, "short name"
     return None
+
+
+# ------------------------------------------------------- initials and abbreviations
+
+def _rare(word: str) -> bool:
+    """Not a word of its own: outside the dictionary, or seldom written."""
+    return not lexicon.parts_of_speech(word) or lexicon.frequency(word) < 3.5
+
+
+def initials_of(key: Key) -> list[tuple]:
+    """What an abbreviated name is indexed by: "J. S. Bach" and "JS Bach" → ("js", "bach");
+    "FDR", "NYE" → ("fdr", ""). Empty when the key is not written with initials."""
+    if not key or has_digit(key):
+        return []
+    head, last = key[:-1], key[-1]
+    if head and all(len(w) == 1 and w.isalpha() for w in head) and len(last) >= 3:
+        return [("".join(head), last)]
+    if len(head) == 1 and 2 <= len(head[0]) <= 3 and head[0].isalpha() and _rare(head[0]) \
+            and len(last) >= 3:
+        return [(head[0], last)]
+    if not head and 2 <= len(last) <= 5 and last.isalpha() and _rare(last):
+        return [(last, "")]
+    return []
+
+
+def initials_for(key: Key) -> list[tuple]:
+    """What a full name offers to abbreviations: "Johann Sebastian Bach" → ("js", "bach")
+    and ("jsb", "")."""
+    words = [w for w in key if w not in PARTICLES] or list(key)
+    if len(words) < 2 or has_digit(key) or not all(w.isalpha() for w in words):
+        return []
+    out = [("".join(w[0] for w in words), "")]
+    if len(words) >= 3 or all(len(w) > 1 for w in words[:-1]):
+        out.append(("".join(w[0] for w in words[:-1]), words[-1]))
+    return [o for o in out if len(o[0]) >= 2 or o[1]]
+
+
+# Abbreviations the calendar knows ("Sun" for Sunday, "Sept" for September): the short
+# form may be a common word of its own.
+@lru_cache(maxsize=1)
+def _calendar_abbreviations() -> frozenset[tuple[str, str]]:
+    import calendar
+
+    pairs = {(calendar.day_abbr[i].casefold(), calendar.day_name[i].casefold()) for i in range(7)}
+    pairs |= {(calendar.month_abbr[i].casefold(), calendar.month_name[i].casefold())
+              for i in range(1, 13)}
+    pairs |= {("tues", "tuesday"), ("weds", "wednesday"), ("thurs", "thursday"),
+              ("thur", "thursday"), ("sept", "september")}
+    return frozenset(pairs)
+
+
+def abbreviates(short: str, full: str) -> bool:
+    """``short`` is written for ``full``: its letters in order, the first one shared, at
+    least two fewer ("Vit" vitamin, "Pt" part, "Weds" Wednesday, "Man" Manchester)."""
+    if not (short.isalpha() and full.isalpha() and 2 <= len(short) <= 5
+            and len(full) >= len(short) + 2 and short[0] == full[0]):
+        return False
+    it = iter(full)
+    return all(ch in it for ch in short)
+
+
+def abbreviation_slots(key: Key, short: bool) -> list[tuple]:
+    """Index entries joining keys that differ in one word written short and in full."""
+    out = []
+    for i, w in enumerate(key):
+        if not w.isalpha():
+            continue
+        if (short and 2 <= len(w) <= 5) or (not short and len(w) >= 4):
+            out.append((key[:i] + ("",) + key[i + 1:], w[0]))
+    return out
+
+
+def is_abbreviation(a: Key, b: Key) -> bool:
+    """``a`` and ``b`` differ in one word that one writes short for the other; a short
+    word that is common English on its own joins only a longer key ("Man City") or the
+    calendar's own abbreviations."""
+    pair = typo_word(a, b)
+    if not pair:
+        return False
+    x, y = sorted(pair, key=len)
+    if not abbreviates(x, y):
+        return False
+    return len(a) > 1 or _rare(x) or (x, y) in _calendar_abbreviations()
 
 
 def why_different(a: Key, b: Key, generic: frozenset[str]) -> str:
