@@ -16,6 +16,7 @@ vocabulary from every response first) and the live view (which grows it as sampl
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -147,6 +148,10 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
     if d.kind == REFUSAL and any(s.remark and s.text and _hard(s.text) for s in d.reading.segments) \
             and not any(s.cue and s.answer for s in d.reading.segments):
         return d
+    if d.kind == "" and re.search(r"\s(?:&|and)\s", d.answer) and len(vocab.mentions(d.answer)) >= 2 \
+            and d.key not in vocab:
+        # "Blue & purple", "Sudan and Nigeria": two of the family's answers side by side.
+        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
     if d.kind == "" and d.key in vocab and (d.sure or not _many(d, vocab)):
         return d
     if d.kind == "" and d.sure and d.key not in vocab:
@@ -158,11 +163,14 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
     # Unsure, a remark, an echo or several options: what does the response mention?
     texts = [s.answer or s.text for s in d.reading.segments if not s.remark] or [d.reading.scan]
     named = vocab.mentions(" , ".join(texts))
-    if len(named) == 1:
+    listed = seg is not None and seg.listed
+    if len(named) == 1 and not listed:    # a list stays a list unless one option is chosen
         return _picked(d, named[0], " , ".join(texts), generic, vocab.norm)
-    if len(named) >= 2:
+    if len(named) >= 2 or listed:
         committed = [s for s in d.reading.segments if s.cue and s.answer and not s.listed]
         for s in committed:
+            if s is seg and seg.listed:
+                continue
             inner = vocab.mentions(s.answer)
             if len(inner) == 1:
                 return _picked(d, inner[0], s.answer, generic, vocab.norm)

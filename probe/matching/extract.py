@@ -193,6 +193,9 @@ def read(response: str | None) -> Reading:
     line = " ".join(_MARKUP.sub("", lines[0]).split())
     if line[:1] in QUOTES and line.count(line[0]) == 1:
         line = line[1:]
+    options = _semicolon_options(line)
+    if options:
+        return Reading((Segment(options[0], text=line, listed=True),), " , ".join(options))
     pieces = _divisions(line)
     segments: list[Segment] = []
     pending_cue = False
@@ -217,6 +220,8 @@ def read(response: str | None) -> Reading:
             i += 1
             continue
         seg = _read_segment(text_i, pending_cue)
+        if _asks_back(text_i, line):
+            seg = Segment("", text=_strip(text_i), remark=True)
         if i > 0 and pieces[i - 1][1] == "but":
             seg = replace(seg, after_but=True)
         segments.append(seg)
@@ -227,6 +232,33 @@ def read(response: str | None) -> Reading:
             pending_cue = False
         i += 1
     return Reading(tuple(segments), line)
+
+
+_WH = frozenset("which what who whom whose why where when how".split())
+
+
+def _asks_back(piece: str, line: str) -> bool:
+    """A question back to the user ("Which dinosaur is your favourite?", "What's it
+    for?"), not a suggestion ("How about a Monarch?", "What about Rome?")."""
+    toks = _tokens(piece)
+    if len(toks) < 2 or _lower(toks[0]).partition("'")[0] not in _WH:
+        return False
+    end = line.find(piece) + len(piece)
+    if line[end:end + 1] != "?":
+        return False
+    return _lower(toks[1]) not in ("about", "if")
+
+
+def _semicolon_options(line: str) -> list[str]:
+    """"Options: Manet; da Vinci; Monet" — short names between semicolons are options."""
+    if ";" not in line:
+        return []
+    parts = [_strip(p.split(":")[-1]) for p in line.split(";")]
+    def short_name(p: str) -> bool:
+        toks = _tokens(p)
+        return 1 <= len(toks) <= 5 and bool(_content(toks)) and \
+            _lower(toks[0]).partition("'")[0] not in W.HEDGE_SUBJECTS | W.PRONOUNS
+    return parts if len(parts) >= 2 and all(short_name(p) for p in parts) else []
 
 
 def _lead_in(tokens: list[str]) -> tuple[int, bool]:
@@ -241,7 +273,8 @@ def _lead_in(tokens: list[str]) -> tuple[int, bool]:
         if (low in W.AUXILIARIES or low in W.PRONOUNS) and tok[:1].isupper() and n + 1 < len(tokens) \
                 and tokens[n + 1][:1].isupper() and not W.is_filler(_lower(tokens[n + 1])):
             break                     # "Will Smith", "May Day", "It Follows"
-        cue = cue or low in W.CHOICE_VERBS or low in W.CHOICE_NOUNS
+        cue = cue or low in W.CHOICE_VERBS or low in W.CHOICE_NOUNS or (
+            low == "about" and n > 0 and _lower(tokens[n - 1]) in ("how", "what"))
     else:
         return len(tokens), cue
     # Praise opens a reply only on its own ("Easy —", "Great question!"): inside a
@@ -265,7 +298,8 @@ def _remark(tokens: list[str]) -> bool:
     """A sentence about the choice: a pronoun or quantifier subject and then a verb that is
     not "to be" ("It depends", "Any of them would work", "They vary") — unless what follows
     is written as a name ("It Follows")."""
-    while len(tokens) > 1 and _lower(tokens[0]) in W.DISCOURSE:
+    while len(tokens) > 1 and _lower(tokens[0]) in W.DISCOURSE \
+            and _lower(tokens[0]).partition("'")[0] not in W.HEDGE_SUBJECTS:
         tokens = tokens[1:]           # "Honestly, that's subjective"
     if not tokens:
         return False
@@ -419,7 +453,8 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     if not _content(_tokens(answer)):
         # Nothing but filler, or praise alone: no answer here ("Great!", "Easy").
         return Segment("", text=_strip(text), cue=cue)
-    listed = is_list(answer) or ((between or several or re.search(r"\bbetween\b", answer, re.I))
+    whole_text = _strip(text)
+    listed = is_list(answer) or (len(_tokens(whole_text)) <= 8 and is_list(whole_text)) or ((between or several or re.search(r"\bbetween\b", answer, re.I))
                                  and bool(re.search(r"\s(?:and|&)\s", answer)))
     return Segment(answer, text=_strip(text), cue=cue, whole=not cut, listed=listed,
                    complement=complement)
@@ -474,7 +509,7 @@ def _upto(text: str, tokens: list[str], k: int) -> str:
     return text[:pos]
 
 
-_OR_SPLIT = re.compile(r"\s+(?:or|vs\.?|versus)\s+|\s*/\s*(?=\S{2})|\s*,\s*(?:(?:and|or)\s+)?"
+_OR_SPLIT = re.compile(r"\s+(?:or|vs\.?|versus)\s+|\s*/\s*(?=\S{2})|\s*;\s*|\s*,\s*(?:(?:and|or)\s+)?"
                        r"|\s+and\s+(?=[^,]*$)", re.I)
 
 
@@ -489,16 +524,19 @@ def is_list(answer: str) -> bool:
 
     if re.fullmatch(r"\s*\d+(?:\s*[, ]\s*\d+){2,}\s*", answer):
         return True
+    if len(re.findall(r"(?:^|\s)\d{1,2}[.)]\s+\S", answer)) >= 2:
+        return True               # "1) sax 2) cello 3) bass"
     text = re.sub(r"^\s*(?:either|both)\s+", "", answer, flags=re.I)
     text = re.sub(r"(?<=\d)/(?=\d)", "-", text)       # 3/14 is a date, not two options
     has_comma = "," in text
-    if not re.search(r"\s(?:or|vs\.?|versus)\s|/|,", text, re.I):
+    if not re.search(r"\s(?:or|vs\.?|versus)\s|/|,|;", text, re.I):
         return False
     parts = [p.strip(" .!?…" + QUOTES) for p in _OR_SPLIT.split(text)]
     parts = [p for p in parts if p]
     if len(parts) < 2:
         return False
-    if not all(1 <= len(p.split()) <= 5 and _content(_tokens(p)) for p in parts):
+    if not all(1 <= len(p.split()) <= 5 and (_content(_tokens(p)) or any(
+            t[:1].isupper() and len(t) > 2 for t in _tokens(p))) for p in parts):
         return False
     if has_comma and not re.search(r"\s(?:or|and|vs\.?|versus)\s|/", text, re.I):
         if any(lexicon.place_id(p) for p in parts[1:]):

@@ -84,7 +84,7 @@ def _first_line(response: str) -> str:
 # personal preference", "Any fruit is fine!", "I'll leave that to you", "There are so many
 # to choose from". Matched on the answer only, so "Monarch, but it's up to you" is a pick.
 _HEDGE = re.compile(
-    r"\bmatter of (?:personal |individual )?(?:taste|preference|opinion|choice)\b"
+    r"\bmatter of (?:personal |individual )?(?:taste|preference|opinion|choice)?\b"
     r"|\b(?:up to you|your (?:own )?(?:call|choice|preference)|you (?:choose|decide|pick))\b"
     r"|\bleave (?:it|that|this|the choice|the decision) (?:up )?to you\b"
     r"|^(?:there are )?(?:so|too) many (?:to|options|choices|great|good|wonderful|amazing"
@@ -229,10 +229,11 @@ def classify(response: str | None, answer: str, key: tuple[str, ...],
             return REFUSAL
         if _TEMPLATE.match(_first_line(response or "").strip()):
             return REFUSAL
-        folded = _folded(segment.answer)
-        if folded and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
-                       or bool(_HEDGE.search(folded))):
-            return REFUSAL
+        for text in (segment.answer, segment.text):
+            folded = _folded(text)
+            if folded and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
+                           or bool(_HEDGE.search(folded))):
+                return REFUSAL
     elif refuses(response, answer):
         return REFUSAL
     if not key:

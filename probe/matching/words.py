@@ -38,7 +38,7 @@ obviously clearly actually basically simply totally easily well ok okay sure yes
 hmmm um umm uh oh ah alright right now then also too always still even quite very rather
 course hands down here there go ahead let lets let's please think guess reckon suppose believe
 feel say said mean instantly immediately without doubt question oh wow how what
-again already though anyway def defo prob probs tbh imo imho lol obv honestly
+again already though anyway far see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly
 """.split())
 # Verbs of choosing: "I'd go with", "let me pick", "you should try", "my vote goes to".
 CHOICE_VERBS = frozenset("""
@@ -50,7 +50,9 @@ leaning nominate propose offer try give consider pitch plump
 # Nouns for the choice itself: "my pick", "the answer", "a safe bet".
 CHOICE_NOUNS = frozenset("""
 pick choice answer option selection favourite favorite fave suggestion recommendation vote
-guess bet call idea one pitch nominee winner go-to
+guess bet call idea one pitch nominee winner go-to picks choices answers options selections
+favourites favorites suggestions recommendations ideas candidates candidate contenders
+contender possibilities alternatives shortlist list
 """.split())
 # Praise and judgement: "Great question!", "Easy —", "a classic choice".
 PRAISE = frozenset("""
