@@ -535,8 +535,18 @@ def is_list(answer: str) -> bool:
     parts = [p for p in parts if p]
     if len(parts) < 2:
         return False
-    if not all(1 <= len(p.split()) <= 5 and (_content(_tokens(p)) or any(
-            t[:1].isupper() and len(t) > 2 for t in _tokens(p))) for p in parts):
+    def option(part: str) -> bool:
+        toks = _tokens(part)
+        if not 1 <= len(toks) <= 5:
+            return False
+        first = _lower(toks[0])
+        if first not in ("a", "an", "the") and (W.is_filler(first) or first in W.SUBORDINATORS
+                                                 or _apostrophe_filler(toks[0])) \
+                and not (toks[0][:1].isupper() and first in W.AUXILIARIES):
+            return False          # "…, because it's lovely", "Hmm, Apple": not an option
+        return bool(_content(toks)) or all(t[:1].isupper() and len(t) > 2 for t in toks)
+
+    if not all(option(p) for p in parts):
         return False
     if has_comma and not re.search(r"\s(?:or|and|vs\.?|versus)\s|/", text, re.I):
         if any(lexicon.place_id(p) for p in parts[1:]):
