@@ -39,7 +39,7 @@ def test_no_two_different_numbers_are_ever_merged():
 
 @pytest.mark.parametrize("response, answer", [
     ("**Monarch butterfly**.", "Monarch butterfly"),
-    ("I'd pick the monarch!", "the monarch"),
+    ("I'd pick the monarch!", "monarch"),
     ("My pick is: Blue Morpho", "Blue Morpho"),
     ("Answer: {Red Admiral}", "Red Admiral"),
     ("{Swallowtail}", "Swallowtail"),
@@ -339,7 +339,7 @@ def score_of(direct: list[str], prompt: str):
 
 
 @pytest.mark.parametrize("response,answer,nonpick", [
-    ("a. A butterfly", "A butterfly", "echo"),          # a lettered option, then an echo
+    ("a. A butterfly", "butterfly", "echo"),          # a lettered option, then an echo
     ("A) Yellow", "Yellow", ""),
     ("(b) Viceroy", "Viceroy", ""),
     ("A. Lincoln", "A. Lincoln", ""),                    # an initial is not a sentence end

@@ -23,7 +23,7 @@ from typing import Iterable
 
 from probe.matching import words as W
 from probe.matching.extract import Reading, Segment, choose, read
-from probe.matching.nonpick import EMPTY, REFUSAL, classify, is_echo
+from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, is_echo
 from probe.matching.normalise import normalise
 
 Key = tuple[str, ...]
@@ -103,17 +103,19 @@ def first_reading(response: str | None, generic: frozenset[str],
         key = norm(seg.answer)
         if _folded_option(seg.answer, options) is not None:
             return False
-        return is_echo(key, generic) or (len(key) >= 2 and all(
+        return is_echo(key, generic) or is_echo(normalise(seg.answer), generic) or (len(key) >= 2 and all(
             w in question or w in generic or w in W.FILLER for w in key))
 
     seg = choose(reading.segments, echo)
     answer = seg.answer or seg.text
     key = norm(seg.answer) if seg.answer else ()
     kind = classify(response, answer, key, generic, options, segment=seg)
-    if kind and not key and answer:
-        key = norm(answer)
+    if kind == "" and key and is_echo(normalise(seg.answer), generic) \
+            and _folded_option(seg.answer, options) is None:
+        kind = ECHO                   # "movies" for a movie question, whatever the key keeps    if not key and answer and (kind or _folded_option(answer, options) is not None):
+        key = norm(answer)        # a non-pick as written, or an option the prompt offers
     sure = bool(seg.answer) and (seg.whole or seg.cue) and not seg.listed
-    return Decision(answer if (seg.answer or kind) else "", key, kind, sure, reading, seg)
+    return Decision(answer if (seg.answer or kind or key) else "", key, kind, sure, reading, seg)
 
 
 def question_words(prompt: str) -> frozenset[str]:
@@ -161,7 +163,7 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
         if len(inner) < 2:
             return d
     # Unsure, a remark, an echo or several options: what does the response mention?
-    texts = [s.answer or s.text for s in d.reading.segments if not s.remark] or [d.reading.scan]
+    texts = [s.text or s.answer for s in d.reading.segments if not s.remark] or [d.reading.scan]
     named = vocab.mentions(" , ".join(texts))
     listed = seg is not None and seg.listed
     if len(named) == 1 and not listed:    # a list stays a list unless one option is chosen

@@ -266,13 +266,25 @@ def _lead_in(tokens: list[str]) -> tuple[int, bool]:
     noun of choosing was among them."""
     cue = False
     n = 0
+    chose = False                     # a verb or noun of choosing was just seen
     for n, tok in enumerate(tokens):
         low = _lower(tok)
+        prev = _lower(tokens[n - 1]) if n else ""
+        if chose and low not in W.DETERMINERS and low not in W.PARTICLES_AFTER_CHOICE \
+                and low not in W.AUXILIARIES and low not in W.DISCOURSE \
+                and low not in W.NEGATIONS and not _apostrophe_filler(tok) \
+                and not (low in W.CHOICE_VERBS and prev in ("to", "gonna", "going")):
+            break                     # "I'll go with Go", "let's say go": the answer starts
         if not (W.is_filler(low) or _apostrophe_filler(tok) or low in W.NEGATIONS):
             break
         if (low in W.AUXILIARIES or low in W.PRONOUNS) and tok[:1].isupper() and n + 1 < len(tokens) \
                 and tokens[n + 1][:1].isupper() and not W.is_filler(_lower(tokens[n + 1])):
             break                     # "Will Smith", "May Day", "It Follows"
+        if n > 0 and tok[:1].isupper() and low.partition("'")[0] != "i" and n + 1 < len(tokens) \
+                and tokens[n + 1][:1].isupper() and low not in W.DISCOURSE:
+            return _article_start(tokens, n), cue    # "The One Ring"
+        if low in W.CHOICE_VERBS or low in W.CHOICE_NOUNS:
+            chose = low not in ("one",)
         cue = cue or low in W.CHOICE_VERBS or low in W.CHOICE_NOUNS or (
             low == "about" and n > 0 and _lower(tokens[n - 1]) in ("how", "what"))
     else:
@@ -325,6 +337,11 @@ def _remark(tokens: list[str]) -> bool:
     if not rest:
         return False
     verb = _lower(rest[0])
+    after = [_lower(t) for t in rest[:4]]
+    if any(w in W.CHOICE_VERBS for w in after) and all(
+            w in W.AUXILIARIES | W.DISCOURSE | W.CHOICE_VERBS | W.NEGATIONS
+            for w in after[:next(i for i, w in enumerate(after) if w in W.CHOICE_VERBS)]):
+        return False                  # "You should go with …", "We'd pick …"
     if verb in W.CHOICE_VERBS or (verb in W.AUXILIARIES and head in ("it", "that", "this",
                                                                       "i", "my")):
         return False                  # "It would be the Monarch", "That is Monarch"
@@ -371,10 +388,14 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         if _content(_tokens(rest)):
             return _read_segment(rest, cue_before)
     n, cue = _lead_in(tokens)
+    if re.match(r"\s*[A-Z]\.\s*[A-Z]", text):
+        n, cue = 0, False         # "A. Lincoln": an initial, not an article
     if n == len(tokens):
-        if len(tokens) <= 3 and not any(_lower(t) in W.FILLER - W.FUNCTION for t in tokens) \
-                and not W.NON_ANSWERS & {_lower(t) for t in tokens}:
-            # A short name made of function words: "The Who", "Her", "Us", "It".
+        if len(tokens) <= 3 and not any(_lower(t) in W.DISCOURSE | W.PRAISE or W.is_filler(
+                _lower(t)) and _lower(t) not in W.FILLER for t in tokens) \
+                and not W.NON_ANSWERS & {_lower(t) for t in tokens} \
+                and not any(_lower(t) in W.CHOICE_NOUNS for t in tokens):
+            # A short name made of function words: "The Who", "Her", "Us", "Go".
             return Segment(_strip(text), whole=True)
         return Segment("", text=_strip(text), cue=cue)
     if any(_lower(t) in W.NEGATIONS for t in tokens[:n]) or (
@@ -444,17 +465,25 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     if k < len(btoks) and _content(btoks[:k]):
         body = _upto(body, btoks, k)
     answer = _strip(_collapse_repeats(_drop_brackets(body)))
+    picked_word = cue and n > 0 and 1 <= len(_tokens(answer)) <= 3 and not any(
+        _lower(t) in W.PRONOUNS | W.DISCOURSE | W.PRAISE | W.NON_ANSWERS | W.CHOICE_NOUNS
+        for t in _tokens(answer))         # "let's say go": the word after the verb
     lead = [_lower(t) for t in tokens[:n] if _lower(t) not in W.DISCOURSE]
     first = lead[0].partition("'")[0] if lead else ""
     if first in W.HEDGE_SUBJECTS and answer[:1].islower() \
             and all(_adjective_only(_lower(t)) for t in _content(_tokens(answer))):
         # "That's subjective", "It's personal": a judgement of the question, not a name.
         return Segment("", text=_strip(text), remark=True)
-    if not _content(_tokens(answer)):
+    if not _content(_tokens(answer)) and not picked_word:
         # Nothing but filler, or praise alone: no answer here ("Great!", "Easy").
         return Segment("", text=_strip(text), cue=cue)
     whole_text = _strip(text)
-    listed = is_list(answer) or (len(_tokens(whole_text)) <= 8 and is_list(whole_text)) or ((between or several or re.search(r"\bbetween\b", answer, re.I))
+    if complement and any(_lower(t) in ("my", "our") for t in tokens[:n]) \
+            and len(_tokens(answer)) <= 3:
+        # "My number is 42", "My favourite butterfly is the Monarch": the complement answers.
+        return Segment(complement, text=_strip(text), cue=True, whole=True,
+                       listed=is_list(complement))
+    listed = is_list(answer) or (len(_tokens(whole_text)) <= 8 and is_list(whole_text)) or bool((between or several or re.search(r"\bbetween\b", answer, re.I))
                                  and bool(re.search(r"\s(?:and|&)\s", answer)))
     return Segment(answer, text=_strip(text), cue=cue, whole=not cut, listed=listed,
                    complement=complement)
@@ -528,6 +557,7 @@ def is_list(answer: str) -> bool:
         return True               # "1) sax 2) cello 3) bass"
     text = re.sub(r"^\s*(?:either|both)\s+", "", answer, flags=re.I)
     text = re.sub(r"(?<=\d)/(?=\d)", "-", text)       # 3/14 is a date, not two options
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)    # 1,000 is one number
     has_comma = "," in text
     if not re.search(r"\s(?:or|vs\.?|versus)\s|/|,|;", text, re.I):
         return False

@@ -144,8 +144,9 @@ def short_names(key: Key) -> list[Key]:
     Lakers" → Lakers. Only leading name words, honorifics, particles and a place are
     dropped: a dictionary word makes a different thing (Sea lion, New York ≠ York,
     Snow leopard), and numbers never go (Toy Story 3)."""
-    if len(key) < 2 or has_digit(key) or any(w.startswith("@") for w in key):
-        return []
+    if len(key) < 2 or has_digit(key) or any(w.startswith("@") for w in key) \
+            or lexicon.place_id(" ".join(key)):
+        return []                 # North Korea is not Korea
     out: list[Key] = []
     lead = _place_prefix(key)
     for k in range(1, len(key)):
@@ -250,8 +251,8 @@ def is_abbreviation(a: Key, b: Key) -> bool:
     if not pair:
         return False
     x, y = sorted(pair, key=len)
-    if not abbreviates(x, y):
-        return False
+    if not abbreviates(x, y) or lexicon.place_id(x):
+        return False              # Niger is not short for Nigeria
     return len(a) > 1 or _rare(x) or (x, y) in _calendar_abbreviations()
 
 

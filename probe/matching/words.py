@@ -36,7 +36,7 @@ DISCOURSE = frozenset("""
 just really definitely probably maybe perhaps honestly personally certainly absolutely surely
 obviously clearly actually basically simply totally easily well ok okay sure yes yeah yep hmm
 hmmm um umm uh oh ah alright right now then also too always still even quite very rather
-course hands down here there go ahead let lets let's please think guess reckon suppose believe
+course hands down here there ahead let lets let's please think guess reckon suppose believe
 feel say said mean instantly immediately without doubt question oh wow how what
 again already though anyway far see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly
 """.split())
@@ -44,9 +44,11 @@ again already though anyway far see below above following dunno unsure def defo 
 CHOICE_VERBS = frozenset("""
 pick picks picked picking choose chooses chose choosing go goes going went say saying suggest
 suggests suggesting recommend recommends recommending vote votes voting opt opting select
-selecting take taking name naming prefer prefers want settle settling land landing lean
+selecting take taking prefer prefers want settle settling land landing lean
 leaning nominate propose offer try give consider pitch plump
 """.split())
+# What may follow a verb of choosing before the answer: "go with", "vote for", "settle on".
+PARTICLES_AFTER_CHOICE = frozenset("with for on to toward towards".split())
 # Nouns for the choice itself: "my pick", "the answer", "a safe bet".
 CHOICE_NOUNS = frozenset("""
 pick choice answer option selection favourite favorite fave suggestion recommendation vote
