@@ -103,8 +103,9 @@ def first_reading(response: str | None, generic: frozenset[str],
         key = norm(seg.answer)
         if _folded_option(seg.answer, options) is not None:
             return False
-        return is_echo(key, generic) or is_echo(normalise(seg.answer), generic) or (len(key) >= 2 and all(
-            w in question or w in generic or w in W.FILLER for w in key))
+        return (is_echo(key, generic) or is_echo(normalise(seg.answer), generic)
+                or (len(key) >= 2 and all(w in question or w in generic or w in W.FILLER
+                                          for w in key)))
 
     seg = choose(reading.segments, echo)
     answer = seg.answer or seg.text
@@ -112,7 +113,8 @@ def first_reading(response: str | None, generic: frozenset[str],
     kind = classify(response, answer, key, generic, options, segment=seg)
     if kind == "" and key and is_echo(normalise(seg.answer), generic) \
             and _folded_option(seg.answer, options) is None:
-        kind = ECHO                   # "movies" for a movie question, whatever the key keeps    if not key and answer and (kind or _folded_option(answer, options) is not None):
+        kind = ECHO                   # "movies" for a movie question, whatever the key keeps
+    if not key and answer and (kind or _folded_option(answer, options) is not None):
         key = norm(answer)        # a non-pick as written, or an option the prompt offers
     sure = bool(seg.answer) and (seg.whole or seg.cue) and not seg.listed
     return Decision(answer if (seg.answer or kind or key) else "", key, kind, sure, reading, seg)
