@@ -13,6 +13,7 @@ sorting first, so capitalised "Blue Morpho" over "blue morpho").
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -159,6 +160,8 @@ class AnswerSet:
             bases, kind = pointed
             if kind == "qualifier" and self.kinds_are_answers:
                 continue
+            if kind == "short name" and not self._written_as_name(i):
+                continue          # "Matcha latte", "Guinea pig": a kind, not a full name
             j = next((j for j in (self._lookup(b) for b in bases) if j is not None), None)
             if j is None or roots[j] == roots[i]:
                 continue
@@ -189,6 +192,16 @@ class AnswerSet:
                 r, seen = merged[r], seen + 1
             final.append(r)
         return final
+
+    def _written_as_name(self, i: int) -> bool:
+        """Whether key ``i`` is mostly written as a proper name: every word capitalised
+        ("Niels Bohr", "Chicago Bulls", "Ludwig van Beethoven"), not "Guinea pig"."""
+        if not self.surfaces[i]:
+            return False
+        surface = self.surfaces[i].most_common(1)[0][0]
+        words = [w for w in re.findall(r"[^\W\d_][\w'’.-]*", surface)
+                 if w.casefold() not in rules.PARTICLES]
+        return len(words) >= 2 and all(w[:1].isupper() for w in words)
 
     def _abbreviations(self, roots: list[int], merged: dict[int, int]) -> None:
         """Join answers written short to the one full answer they stand for: "J. S. Bach"
@@ -257,12 +270,14 @@ _TITLE_QUESTIONS = frozenset({"movie", "film", "book", "novel", "song", "album",
                               "manga", "sitcom", "videogame", "opera", "ballet", "franchise"})
 
 
+def _titles(answer: str) -> tuple[str, ...]:
+    return normalise(answer, lemmas=False)
+
+
 def keyer(prompt: str):
     """The normaliser for a family: words lemmatised, except where answers are titles."""
-    from functools import partial
-
     words = set(normalise(prompt or "", lemmas=False)) | set(normalise(prompt or ""))
-    return partial(normalise, lemmas=not (_TITLE_QUESTIONS & words))
+    return _titles if _TITLE_QUESTIONS & words else normalise
 
 
 def kinds_are_answers(prompt: str) -> bool:

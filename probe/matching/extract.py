@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from probe.limits import MAX_RESPONSE_CHARS
 from probe.matching import words as W
@@ -171,8 +172,10 @@ def _is_title_like(text: str) -> bool:
             and sum(t[:1].isupper() or t[:1].isdigit() for t in toks) * 2 >= len(toks))
 
 
+@lru_cache(maxsize=65536)
 def read(response: str | None) -> Reading:
-    """Every segment of a response's answer line, read for an answer."""
+    """Every segment of a response's answer line, read for an answer (cached: a sweep sees
+    the same short responses in many families)."""
     if not response:
         return Reading((Segment(""),), "")
     text = _clean(response)
@@ -542,6 +545,7 @@ _OR_SPLIT = re.compile(r"\s+(?:or|vs\.?|versus)\s+|\s*/\s*(?=\S{2})|\s*;\s*|\s*,
                        r"|\s+and\s+(?=[^,]*$)", re.I)
 
 
+@lru_cache(maxsize=65536)
 def is_list(answer: str) -> bool:
     """Several options instead of one, by one rule: two or more parts, each a few words with
     an answer word in it, joined by "or", "vs", a slash, or commas ("Monarch or Morpho",
@@ -551,6 +555,7 @@ def is_list(answer: str) -> bool:
     numbers side by side are a list too ("1 100 101")."""
     from probe.matching import lexicon
 
+    answer = re.sub(r"(?<=\d),(?=\d{3}\b)", "", answer)    # 1,000,000 is one number
     if re.fullmatch(r"\s*\d+(?:\s*[, ]\s*\d+){2,}\s*", answer):
         return True
     if len(re.findall(r"(?:^|\s)\d{1,2}[.)]\s+\S", answer)) >= 2:

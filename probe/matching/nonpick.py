@@ -68,6 +68,7 @@ _TEMPLATE = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def _folded(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", "", text.casefold().replace("’", "'")
                            .replace("-", " ")).split())

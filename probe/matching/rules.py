@@ -223,13 +223,15 @@ def _calendar_abbreviations() -> frozenset[tuple[str, str]]:
 
 
 def abbreviates(short: str, full: str) -> bool:
-    """``short`` is written for ``full``: its letters in order, the first one shared, at
-    least two fewer ("Vit" vitamin, "Pt" part, "Weds" Wednesday, "Man" Manchester)."""
+    """``short`` is written for ``full``: a prefix ("Vit" vitamin, "Man" Manchester, "Oct"),
+    or a prefix and the last letter of a word at least twice as long ("Pt" part, "Dr"
+    doctor) — never a word of its own inside another ("Bern" is not Berlin)."""
     if not (short.isalpha() and full.isalpha() and 2 <= len(short) <= 5
-            and len(full) >= len(short) + 2 and short[0] == full[0]):
+            and len(full) >= len(short) + 2):
         return False
-    it = iter(full)
-    return all(ch in it for ch in short)
+    if full.startswith(short):
+        return True
+    return len(full) >= 2 * len(short) and full.startswith(short[:-1]) and full[-1] == short[-1]
 
 
 def abbreviation_slots(key: Key, short: bool) -> list[tuple]:
@@ -251,7 +253,7 @@ def is_abbreviation(a: Key, b: Key) -> bool:
     if not pair:
         return False
     x, y = sorted(pair, key=len)
-    if not abbreviates(x, y) or lexicon.place_id(x):
+    if not abbreviates(x, y) or lexicon.place_id(x) or lexicon.place_id(y):
         return False              # Niger is not short for Nigeria
     return len(a) > 1 or _rare(x) or (x, y) in _calendar_abbreviations()
 
