@@ -114,10 +114,21 @@ def first_reading(response: str | None, generic: frozenset[str],
     if kind == "" and key and is_echo(normalise(seg.answer), generic) \
             and _folded_option(seg.answer, options) is None:
         kind = ECHO                   # "movies" for a movie question, whatever the key keeps
+    if kind == "" and key and seg.indefinite and _head(normalise(seg.answer)) in generic \
+            and _folded_option(seg.answer, options) is None:
+        kind = ECHO                   # "a German brand", "some winter holiday": the category
     if not key and answer and (kind or _folded_option(answer, options) is not None):
         key = norm(answer)        # a non-pick as written, or an option the prompt offers
     sure = bool(seg.answer) and (seg.whole or seg.cue) and not seg.listed
     return Decision(answer if (seg.answer or kind or key) else "", key, kind, sure, reading, seg)
+
+
+def _head(key: Key) -> str:
+    """The head noun of a description: its last word before a preposition ("team from LA")."""
+    for i, w in enumerate(key):
+        if i and w in W.PREPOSITIONS:
+            return key[i - 1]
+    return key[-1] if key else ""
 
 
 def question_words(prompt: str) -> frozenset[str]:

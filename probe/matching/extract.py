@@ -64,6 +64,7 @@ class Segment:
     complement: str = ""    # what follows "is" after the answer ("My favourite number is 7")
     negated: bool = False   # an option turned down ("Not Ping-Pong, not Baseball: tennis")
     after_but: bool = False  # it follows "but": usually the choice after a concession
+    indefinite: bool = False  # "a …", "some …": a description, when its head is the category
 
 
 @dataclass(frozen=True)
@@ -488,8 +489,10 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
                        listed=is_list(complement))
     listed = is_list(answer) or (len(_tokens(whole_text)) <= 8 and is_list(whole_text)) or bool((between or several or re.search(r"\bbetween\b", answer, re.I))
                                  and bool(re.search(r"\s(?:and|&)\s", answer)))
+    indefinite = n > 0 and _lower(tokens[n - 1]) in ("a", "an", "some", "any", "another",
+                                                      "something", "somewhere", "someone")
     return Segment(answer, text=_strip(text), cue=cue, whole=not cut, listed=listed,
-                   complement=complement)
+                   complement=complement, indefinite=indefinite)
 
 
 def _drop_brackets(text: str) -> str:
