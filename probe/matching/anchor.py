@@ -167,8 +167,8 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
             and d.key not in vocab:
         # "Blue & purple", "Sudan and Nigeria": two of the family's answers side by side.
         return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
-    if d.kind == "" and d.key in vocab and (d.sure or not _many(d, vocab)):
-        return d
+    if d.kind == "" and d.key in vocab and not (seg is not None and seg.listed):
+        return d                  # the response names a family answer first: that is its pick
     if d.kind == "" and d.sure and d.key not in vocab:
         inner = vocab.mentions(d.answer)
         if len(inner) == 1 and _only_praise_around(d.key, inner[0], generic):

@@ -31,7 +31,13 @@ MAX_LINE = 300
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b]{0,256}(?:\x07|\x1b\\)?")
 # A model's own control tokens ("<start_of_image>", "<|im_end|>", "</s>"): nothing after one
 # belongs to the answer's line.
-_SPECIAL = re.compile(r"</?\|?[A-Za-z][\w|]{0,40}\|?>")
+_SPECIAL = re.compile(r"<\|[^|<>\s]{1,40}\|>|</?(?:s|eos|bos|pad|unk|mask|sep|cls)>"
+                      r"|</?[a-z]+(?:_[a-z]+)+>")
+# A placeholder left for the answer: "[name]", "<answer>", "{favorite_planet}",
+# "[Insert holiday here]", "<soft drink>" (square and angle brackets never hold a real
+# answer; braces do, unless what they hold is a slot's name).
+_PLACEHOLDER = re.compile(r"\[[^\[\]]{1,60}\]|<[^<>]{1,60}>|\{[^{}]*(?:_|\b(?:your|insert|here|"
+                          r"answer|choice|option|placeholder|blank|favou?rite)\b)[^{}]*\}", re.I)
 _BRACE = re.compile(r"\{([^{}]*)\}")
 _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
 # A list item's mark: "- ", "• ", "1. ", "2) ", "a. ", "(B) ".
@@ -43,7 +49,7 @@ _TOKEN = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*|[#+]+", re.UNICODE)
 # Where a line divides: a sentence end, a dash between spaces, a colon, a semicolon, an
 # ellipsis, and "but" (what follows "but" is usually the choice).
 _DIVIDE = re.compile(r"(?P<end>[.!?](?=\s|$)|…|\.{2,})|(?P<dash>\s[-–—]+\s|—|–)|(?P<colon>:(?=\s|$))"
-                     r"|(?P<semi>;)|(?P<but>,?\s+but\s+)", re.I)
+                     r"|(?P<semi>;)|(?P<but>,?\s+but\s+|,\s+and\s+(?=\S+(?:\s+\S+){0,3}\s+wins\b))", re.I)
 # A period that does not end a sentence: after an initial ("J. S. Bach", "A. Lincoln"), an
 # abbreviation ("St. Louis"), or between initials ("J.S.").
 _ABBREVIATIONS = {"st", "mt", "dr", "mr", "mrs", "ms", "no", "vs", "jr", "sr", "ft", "u.s", "d.c",
@@ -81,11 +87,18 @@ class Reading:
 
 def _clean(response: str) -> str:
     text = _ANSI.sub("", response[:MAX_RESPONSE_CHARS])
+    special = _SPECIAL.search(text)
+    if special and text[:special.start()].strip():
+        text = text[:special.start()]     # "Monarch<end_of_turn>…": the rest is not the answer
     text = _SPECIAL.sub("\n", text.replace("\r", "\n"))
     if not text.isprintable():
         text = "".join(ch if ch == "\n" or unicodedata.category(ch)[0] != "C" else " "
                        for ch in text)
     return text
+
+
+def _first_line_of(text: str) -> str:
+    return next((ln for ln in text.split("\n") if ln.strip()), "")
 
 
 def _tokens(text: str) -> list[str]:
@@ -180,6 +193,10 @@ def read(response: str | None) -> Reading:
     if not response:
         return Reading((Segment(""),), "")
     text = _clean(response)
+    slot = _PLACEHOLDER.search(text)
+    if slot and not _content(_tokens(_PLACEHOLDER.sub(" ", _first_line_of(text)))) \
+            or slot and re.search(r"\b(?:is|go with|pick|choose|say)\s*[\[<{]", text, re.I):
+        return Reading((Segment("", text=_strip(slot.group()), remark=True),), slot.group())
     m = _BRACE.search(text)
     if m and m.group(1).strip():
         inner = _strip(_MARKUP.sub("", m.group(1)))
@@ -192,14 +209,37 @@ def read(response: str | None) -> Reading:
         items = [i for i in items if i]
         scan = " , ".join(items)
         if len({i.casefold() for i in items}) > 1:
-            return Reading((Segment(items[0], listed=True),), scan)
+            # A list of options, unless a line after it commits to one ("If I have to
+            # commit to one, Blue").
+            after = _lines_after_list(text)
+            later = tuple(s for ln in after for s in _read_line(ln) if s.cue and s.answer)
+            return Reading((Segment(items[0], listed=True),) + later[:1], scan)
         lines = items[:1]
     line = " ".join(_MARKUP.sub("", lines[0]).split())
     if line[:1] in QUOTES and line.count(line[0]) == 1:
         line = line[1:]
-    options = _semicolon_options(line)
+    options = _semicolon_options(line) or _inline_items(_first_line_of(text))
     if options:
         return Reading((Segment(options[0], text=line, listed=True),), " , ".join(options))
+    return Reading(_read_line(line), line)
+
+
+def _lines_after_list(text: str) -> list[str]:
+    """The content lines after a response's list of options."""
+    lines = [ln for ln in text.split("\n") if _MARKUP.sub("", ln).strip()]
+    seen_item = False
+    out = []
+    for ln in lines:
+        if _ITEM.match(ln):
+            seen_item = True
+            out = []
+        elif seen_item:
+            out.append(" ".join(_MARKUP.sub("", ln).split()))
+    return out[:3]
+
+
+def _read_line(line: str) -> tuple[Segment, ...]:
+    """The segments of one line."""
     pieces = _divisions(line)
     segments: list[Segment] = []
     pending_cue = False
@@ -210,6 +250,7 @@ def read(response: str | None) -> Reading:
         head_toks = _tokens(text_i)
         head_rest = text_i[_offset(text_i, head_toks, _lead_in(head_toks)[0]):] if head_toks else ""
         if mark == "colon" and i + 1 < len(pieces) and _content(_tokens(head_rest)) \
+                and "," not in text_i and _lower(head_toks[0]) not in W.NEGATIONS \
                 and _is_title_like(head_rest) and _is_title_like(pieces[i + 1][0].split(",")[0]) \
                 and not any(_lower(t) in W.CHOICE_NOUNS for t in _tokens(head_rest)):
             text_i, mark = text_i + ": " + pieces[i + 1][0], pieces[i + 1][1]
@@ -235,7 +276,7 @@ def read(response: str | None) -> Reading:
         else:
             pending_cue = False
         i += 1
-    return Reading(tuple(segments), line)
+    return tuple(segments)
 
 
 _WH = frozenset("which what who whom whose why where when how".split())
@@ -251,6 +292,16 @@ def _asks_back(piece: str, line: str) -> bool:
     if line[end:end + 1] != "?":
         return False
     return _lower(toks[1]) not in ("about", "if")
+
+
+def _inline_items(line: str) -> list[str]:
+    """"- Rembrandt - Frida - Monet" on one line: a list flattened by a newline cut."""
+    m = re.match(r"\s*([-•*])\s+", line)
+    if not m:
+        return []
+    parts = [_strip(p) for p in re.split(r"\s+" + re.escape(m.group(1)) + r"\s+", " " + line.strip()[1:])]
+    parts = [p for p in parts if p]
+    return parts if len(parts) >= 2 and all(1 <= len(_tokens(p)) <= 6 for p in parts) else []
 
 
 def _semicolon_options(line: str) -> list[str]:
@@ -321,6 +372,9 @@ def _remark(tokens: list[str]) -> bool:
         return False
     first = _lower(tokens[0])
     head, _, clitic = first.partition("'")
+    if first in ("this", "the") and len(tokens) > 2 and _lower(tokens[1]) in ("question", "quiz",
+                                                                              "prompt", "task"):
+        return True                   # "This question is part of a quiz on …"
     if head in W.PREDICATE_VERBS - W.AUXILIARIES and len(tokens) > 1 \
             and _lower(tokens[1]) in W.PRAISE:
         return True                   # "Sounds fun!", "Seems fair"
@@ -358,7 +412,7 @@ def _remark(tokens: list[str]) -> bool:
 # A refusal in so many words: "I can't choose", "As an AI…".
 HARD_REFUSAL = re.compile(
     r"\b(?:i\s?(?:can(?:not|'t|’t)|am unable|'m unable|’m unable|am not able|'m not able|"
-    r"won'?t|do not|don'?t)\s(?:really\s)?(?:choose|pick|select|decide|provide|have (?:a |any )?"
+    r"won'?t|do not|don'?t)\s(?:really\s)?(?:to\s)?(?:choose|pick|select|decide|provide|have (?:a |any )?"
     r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
     r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"
     r"as a (?:language model|large language model))",
@@ -388,9 +442,11 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         return Segment("", text=_strip(text), negated=True)
     if (_lower(tokens[0]) in W.PREPOSITIONS or _lower(tokens[0]) in W.SUBORDINATORS) \
             and "," in text:
-        rest = text.split(",", 1)[1]
+        context, rest = text.split(",", 1)
         if _content(_tokens(rest)):
-            return _read_segment(rest, cue_before)
+            # "If I have to commit to one, Blue": a choosing clause makes what follows a pick.
+            chosen = any(_lower(t) in W.CHOICE_VERBS for t in _tokens(context))
+            return _read_segment(rest, cue_before or chosen)
     n, cue = _lead_in(tokens)
     if re.match(r"\s*[A-Z]\.\s*[A-Z]", text):
         n, cue = 0, False         # "A. Lincoln": an initial, not an article
@@ -398,14 +454,25 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         if len(tokens) <= 3 and not any(_lower(t) in W.DISCOURSE | W.PRAISE or W.is_filler(
                 _lower(t)) and _lower(t) not in W.FILLER for t in tokens) \
                 and not W.NON_ANSWERS & {_lower(t) for t in tokens} \
-                and not any(_lower(t) in W.CHOICE_NOUNS for t in tokens):
+                and not any(_lower(t) in W.CHOICE_NOUNS for t in tokens) \
+                and not all(_lower(t) in W.DETERMINERS - {"a"} for t in tokens):
             # A short name made of function words: "The Who", "Her", "Us", "Go".
             return Segment(_strip(text), whole=True)
         return Segment("", text=_strip(text), cue=cue)
+    lows = [_lower(t) for t in tokens[:n + 2]]
+    praise_by_denial = any(w in W.NEGATIONS and {"wrong", "beat", "top", "miss", "resist"}
+                           & set(lows[k + 1:k + 4]) for k, w in enumerate(lows))
+    if praise_by_denial:
+        # "You can't go wrong with Java", "You can't beat Monarch": a recommendation.
+        k = max(i for i, w in enumerate(lows) if w in ("wrong", "beat", "top", "miss", "resist"))
+        rest = text[_offset(text, tokens, k + 1):]
+        if _content(_tokens(rest)):
+            return replace(_read_segment(rest, True), cue=True)
     if any(_lower(t) in W.NEGATIONS for t in tokens[:n]) or (
             n < len(tokens) and _lower(tokens[n]) in W.PASSED_OVER):
         return Segment("", text=_strip(text), negated=True)
-    between = n > 0 and _lower(tokens[n - 1]) in ("between", "among")
+    between = n > 0 and (_lower(tokens[n - 1]) in ("between", "among")
+                         or bool({"both", "either"} & {_lower(t) for t in tokens[:n]}))
     cue = cue or cue_before
     # Keep the segment's own characters from its first answer word on.
     start = _offset(text, tokens, n)
@@ -428,6 +495,8 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
                                                "while", "when", "where", "for") \
                 or _apostrophe_filler(toks[j]):
             end, cut = j, True
+            if low in ("wins", "win", "takes", "gets"):
+                cue = True            # "… and Oct wins", "Monarch takes it"
             copula = next((c for c in range(j, len(toks)) if _lower(toks[c]) in
                            ("is", "was", "be", "'s") or _lower(toks[c]).endswith("'s")), None)
             if copula is not None and (copula == j or _apostrophe_filler(toks[j])
@@ -491,6 +560,9 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
                                  and bool(re.search(r"\s(?:and|&)\s", answer)))
     indefinite = n > 0 and _lower(tokens[n - 1]) in ("a", "an", "some", "any", "another",
                                                       "something", "somewhere", "someone")
+    if n > 0 and _lower(tokens[n - 1]) in ("some", "something", "somewhere", "someone") and all(
+            _adjective_only(_lower(t)) or _lower(t) in W.PRAISE for t in _content(_tokens(answer))):
+        return Segment("", text=_strip(text), remark=True)    # "something tasty", "somewhere abroad"
     return Segment(answer, text=_strip(text), cue=cue, whole=not cut, listed=listed,
                    complement=complement, indefinite=indefinite)
 
@@ -559,6 +631,8 @@ def is_list(answer: str) -> bool:
     from probe.matching import lexicon
 
     answer = re.sub(r"(?<=\d),(?=\d{3}\b)", "", answer)    # 1,000,000 is one number
+    if len(set(answer.split())) == 1:
+        return False              # "7 7 7 7": one answer said again
     if re.fullmatch(r"\s*\d+(?:\s*[, ]\s*\d+){2,}\s*", answer):
         return True
     if len(re.findall(r"(?:^|\s)\d{1,2}[.)]\s+\S", answer)) >= 2:
@@ -575,6 +649,8 @@ def is_list(answer: str) -> bool:
         return False
     def option(part: str) -> bool:
         toks = _tokens(part)
+        while len(toks) > 1 and _lower(toks[0]) in W.DISCOURSE:
+            toks = toks[1:]               # "maybe blue, maybe purple"
         if not 1 <= len(toks) <= 5:
             return False
         first = _lower(toks[0])

@@ -38,14 +38,14 @@ obviously clearly actually basically simply totally easily well ok okay sure yes
 hmmm um umm uh oh ah alright right now then also too always still even quite very rather
 course hands down here there ahead let lets let's please think guess reckon suppose believe
 feel say said mean instantly immediately without doubt question oh wow how what
-again already though anyway far see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly
+again already though anyway far ask check tell need know more bit little see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly
 """.split())
 # Verbs of choosing: "I'd go with", "let me pick", "you should try", "my vote goes to".
 CHOICE_VERBS = frozenset("""
 pick picks picked picking choose chooses chose choosing go goes going went say saying suggest
 suggests suggesting recommend recommends recommending vote votes voting opt opting select
 selecting take taking prefer prefers want settle settling land landing lean
-leaning nominate propose offer try give consider pitch plump
+leaning nominate propose offer try give consider pitch plump commit
 """.split())
 # What may follow a verb of choosing before the answer: "go with", "vote for", "settle on".
 PARTICLES_AFTER_CHOICE = frozenset("with for on to toward towards".split())
@@ -63,7 +63,7 @@ fantastic awesome cool classic solid safe obvious fine best top first clear simp
 brilliant amazing superb terrific ideal fitting beautiful iconic timeless legendary
 gorgeous stunning elegant charming delightful fabulous marvellous marvelous splendid
 majestic adorable mighty magnificent famous favourite favorite definite strong smart wise
-popular random final
+popular random final happy glad
 """.split())
 # A few praise words also name things ("Classic" Coke, "Solid" snake): they are only ever
 # dropped around an answer, never taken as the whole of one.
@@ -85,7 +85,7 @@ HEDGE_SUBJECTS = frozenset("it that this they there any all both each every eith
 # Verbs that end a subject: "Spinosaurus would be perfect", "Monarch is my pick".
 PREDICATE_VERBS = AUXILIARIES | frozenset("""
 makes make sounds sound seems seem looks look feels feel fits fit works work comes come gets
-get stands stand wins win remains remain suits suit deserves deserve tops top beats beat
+get stands stand wins win takes remains remain suits suit deserves deserve tops top beats beat
 """.split())
 # Words that offer an answer as a second thought, not the choice ("You could also try X").
 ALTERNATIVES = frozenset("also too alternatively another otherwise instead else".split())
