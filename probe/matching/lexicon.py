@@ -18,10 +18,16 @@ RARE = 2.5
 GAP = 1.0
 
 
+# Letters that Unicode does not decompose into a base letter and a mark.
+_UNDECOMPOSED = str.maketrans({"Đ": "D", "đ": "d", "Ł": "L", "ł": "l", "Ø": "O", "ø": "o",
+                               "ß": "ss", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe",
+                               "Þ": "Th", "þ": "th", "ð": "d", "ı": "i", "Ħ": "H", "ħ": "h"})
+
+
 def strip_accents(text: str) -> str:
     if text.isascii():
         return text
-    decomposed = unicodedata.normalize("NFKD", text)
+    decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
@@ -130,6 +136,24 @@ def _place_ids() -> dict[str, str]:
         if sub.country_code in ("US", "CA", "AU"):
             out.setdefault(sub.code.split("-")[1].casefold(), sub.code)
     return out
+
+
+@lru_cache(maxsize=1)
+def _country_names() -> dict[str, str]:
+    import pycountry
+
+    return {c.alpha_2: _fold(getattr(c, "common_name", None) or c.name).split(",")[0]
+            for c in pycountry.countries}
+
+
+def country_short_name(text: str) -> str | None:
+    """A country's everyday name for a longer one ("Republic of South Sudan" → south
+    sudan), else None."""
+    pid = place_id(text)
+    if not pid or len(pid) != 2:
+        return None
+    name = _country_names().get(pid)
+    return name if name and name != _fold(text) else None
 
 
 def place_id(text: str) -> str | None:

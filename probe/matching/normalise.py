@@ -172,6 +172,10 @@ def normalise(answer: str, lemmas: bool = True) -> tuple[str, ...]:
         english = lexicon.country_in_english(" ".join(out))
         if english != " ".join(out):
             out = english.split()
+        elif len(out) >= 2:
+            short = lexicon.country_short_name(" ".join(out))
+            if short:
+                out = short.split()   # "Republic of the Sudan" is Sudan
     return tuple(out) + ((qualifier,) if qualifier else ())
 
 

@@ -49,10 +49,13 @@ def core(key: Key, generic: frozenset[str]) -> Key:
 
 def folds(key: Key, generic: frozenset[str]) -> list[str]:
     """What two keys share when they are one answer by exact, containment or compound:
-    the key's words run together, and the same without the family's generic words."""
+    the key's words run together, and the same without the family's generic words (and
+    without a name's particles: "Atlético de Madrid" is "Atlético Madrid")."""
     full = fold(key, frozenset())
     without = fold(key, generic)
-    return [f for f in dict.fromkeys(("=" + full if full else None, without)) if f]
+    bare = [w for w in key if w not in PARTICLES or w == key[0]]
+    plain = fold(tuple(bare), generic) if len(bare) >= 2 and len(bare) < len(key) else None
+    return [f for f in dict.fromkeys(("=" + full if full else None, without, plain)) if f]
 
 
 def fold(key: Key, generic: frozenset[str]) -> str | None:
@@ -117,9 +120,10 @@ def is_typo(a: Key, b: Key) -> bool:
 HONORIFICS = frozenset("""
 sir saint st dr doctor king queen lord lady emperor empress president general captain pope
 prince princess dame mr mrs ms miss professor prof tsar czar sultan pharaoh chancellor
+republic kingdom federation commonwealth principality sultanate emirate democratic federal
 """.split())
 PARTICLES = frozenset("van von de da di del della der den du la le el al bin ibn y dos das "
-                      "the".split())
+                      "the of".split())
 
 
 def _name_word(word: str) -> bool:
@@ -144,16 +148,17 @@ def short_names(key: Key) -> list[Key]:
     Lakers" → Lakers. Only leading name words, honorifics, particles and a place are
     dropped: a dictionary word makes a different thing (Sea lion, New York ≠ York,
     Snow leopard), and numbers never go (Toy Story 3)."""
-    if len(key) < 2 or has_digit(key) or any(w.startswith("@") for w in key) \
-            or lexicon.place_id(" ".join(key)):
+    if len(key) < 2 or any(w.startswith("@") for w in key) or lexicon.place_id(" ".join(key)):
         return []                 # North Korea is not Korea
     out: list[Key] = []
     lead = _place_prefix(key)
+    digits = has_digit(key)
     for k in range(1, len(key)):
-        if k == lead or all(_name_word(w) for w in key[:k]):
-            out.append(key[k:])
-    out = [b for b in out if b[0] not in PARTICLES and any(
-        len(w) >= 3 and w not in HONORIFICS for w in b)]
+        titles = all(w in HONORIFICS or w in PARTICLES for w in key[:k])
+        if titles or (not digits and (k == lead or all(_name_word(w) for w in key[:k]))):
+            out.append(key[k:])   # "King Louis 16" → Louis 16; never "Toy Story 3" → 3
+    out = [b for b in out if b[-1] not in PARTICLES and any(
+        len(w) >= 3 and w not in HONORIFICS and w not in PARTICLES for w in b)]
     return sorted(dict.fromkeys(out), key=len, reverse=True)
 
 
@@ -226,6 +231,8 @@ def abbreviates(short: str, full: str) -> bool:
     """``short`` is written for ``full``: a prefix ("Vit" vitamin, "Man" Manchester, "Oct"),
     or a prefix and the last letter of a word at least twice as long ("Pt" part, "Dr"
     doctor) — never a word of its own inside another ("Bern" is not Berlin)."""
+    if (short, full) in _calendar_abbreviations():
+        return True
     if not (short.isalpha() and full.isalpha() and 2 <= len(short) <= 5
             and len(full) >= len(short) + 2):
         return False
