@@ -106,8 +106,10 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
     each side were not choices (empty, refusals, echoes of the question), and
     ``non_pick_answers`` lists them. ``warning`` is set when a side has too few picks to
     carry the verdict; ``reason`` is "no answer" when the direct side has no pick at all.
+    A family from a dataset carries its dataset ``id`` first.
     """
-    return {
+    record = {"id": family.dataset_id} if family.dataset_id is not None else {}
+    return record | {
         "family": family.name,
         "model": model,
         "run_id": run_id,

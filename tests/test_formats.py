@@ -59,8 +59,8 @@ def test_score_a_folder_scores_each_id_against_its_own_family(isolated):
     out = cli_run("score", str(folder), "--responses", str(resp), "--json")
     assert out.exit_code == 0, out.output
     records = [json.loads(x) for x in out.output.splitlines()]
-    assert [(r["family"], r["direct"]["top_answer"], r["pi"]) for r in records] == [
-        ("a", "Monarch", 1.0), ("b", "Viceroy", 1.0)]
+    assert [(r["id"], r["family"], r["direct"]["top_answer"], r["pi"]) for r in records] == [
+        ("11", "a", "Monarch", 1.0), ("22", "b", "Viceroy", 1.0)]
     unknown = write_jsonl(isolated / "u.jsonl", [{"id": "33", "response": "x"}])
     out = cli_run("score", str(folder), "--responses", str(unknown))
     assert out.exit_code == 2 and "no family file for id(s) 33" in out.output
