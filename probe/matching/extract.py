@@ -110,8 +110,16 @@ def _lower(tok: str) -> str:
 
 
 def _content(tokens: list[str]) -> list[str]:
-    """Tokens that are not filler: the words an answer is made of."""
-    return [t for t in tokens if not W.is_filler(_lower(t)) and not _apostrophe_filler(t)]
+    """Tokens that are not filler: the words an answer is made of. A word the dictionary
+    knows only as an adverb ("naturally", "frankly") is filler too."""
+    return [t for t in tokens if not W.is_filler(_lower(t)) and not _apostrophe_filler(t)
+            and not _adverb(_lower(t))]
+
+
+def _adverb(word: str) -> bool:
+    from probe.matching import lexicon
+
+    return word.endswith("ly") and lexicon.parts_of_speech(word) == frozenset({"ADV"})
 
 
 def _apostrophe_filler(tok: str) -> bool:
@@ -258,8 +266,10 @@ def _read_line(line: str) -> tuple[Segment, ...]:
         toks_i = _tokens(text_i)
         if mark in ("colon", "dash") and toks_i and (
                 (len(toks_i) == 1 and len(toks_i[0]) == 1 and toks_i[0] in "AQaq")
-                or _lower(toks_i[0]) in W.PREPOSITIONS | W.SUBORDINATORS):
-            # "A: Monet" (a label), "Without overthinking it: …" (a scene set): not answers.
+                or _lower(toks_i[0]) in W.PREPOSITIONS | W.SUBORDINATORS
+                or (mark == "colon" and _lower(toks_i[-1]) in W.CHOICE_NOUNS and len(toks_i) <= 4)):
+            # "A: Monet", "Quick pick: Obsidian" (labels), "Without overthinking it: …" (a
+            # scene set): not answers.
             segments.append(Segment("", text=_strip(text_i), cue=True))
             pending_cue = True
             i += 1
@@ -295,7 +305,12 @@ def _asks_back(piece: str, line: str) -> bool:
 
 
 def _inline_items(line: str) -> list[str]:
-    """"- Rembrandt - Frida - Monet" on one line: a list flattened by a newline cut."""
+    """"- Rembrandt - Frida - Monet" or "1) Sax 2) Cello" on one line: a list flattened by
+    a newline cut."""
+    numbered = re.split(r"(?:^|\s)\d{1,2}[.)]\s+", line)
+    if len(numbered) >= 3 and not numbered[0].strip():
+        parts = [_strip(p) for p in numbered[1:] if _strip(p)]
+        return parts if len(parts) >= 2 and all(len(_tokens(p)) <= 6 for p in parts) else []
     m = re.match(r"\s*([-•*])\s+", line)
     if not m:
         return []
@@ -397,7 +412,7 @@ def _remark(tokens: list[str]) -> bool:
     verb = _lower(rest[0])
     after = [_lower(t) for t in rest[:4]]
     if any(w in W.CHOICE_VERBS for w in after) and all(
-            w in W.AUXILIARIES | W.DISCOURSE | W.CHOICE_VERBS | W.NEGATIONS
+            w in W.AUXILIARIES | W.DISCOURSE | W.CHOICE_VERBS | W.NEGATIONS | {"to"}
             for w in after[:next(i for i, w in enumerate(after) if w in W.CHOICE_VERBS)]):
         return False                  # "You should go with …", "We'd pick …"
     if verb in W.CHOICE_VERBS or (verb in W.AUXILIARIES and head in ("it", "that", "this",
@@ -547,11 +562,17 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             and all(_adjective_only(_lower(t)) for t in _content(_tokens(answer))):
         # "That's subjective", "It's personal": a judgement of the question, not a name.
         return Segment("", text=_strip(text), remark=True)
+    words = _content(_tokens(answer))
+    if words and all(_adjective_only(_lower(t)) for t in words) and any(
+            _lower(t) in W.CHOICE_NOUNS or _lower(t) in ("question", "thing") for t in tokens):
+        # "Tricky one", "Interesting question": a judgement of the question.
+        return Segment("", text=_strip(text), remark=True)
     if not _content(_tokens(answer)) and not picked_word:
         # Nothing but filler, or praise alone: no answer here ("Great!", "Easy").
         return Segment("", text=_strip(text), cue=cue)
     whole_text = _strip(text)
-    if complement and any(_lower(t) in ("my", "our") for t in tokens[:n]) \
+    described = cut and end < len(toks) and _lower(toks[end]).partition("'")[0] == "i"
+    if complement and (any(_lower(t) in ("my", "our") for t in tokens[:n]) or described) \
             and len(_tokens(answer)) <= 3:
         # "My number is 42", "My favourite butterfly is the Monarch": the complement answers.
         return Segment(complement, text=_strip(text), cue=True, whole=True,
@@ -631,7 +652,8 @@ def is_list(answer: str) -> bool:
     from probe.matching import lexicon
 
     answer = re.sub(r"(?<=\d),(?=\d{3}\b)", "", answer)    # 1,000,000 is one number
-    if len(set(answer.split())) == 1:
+    said = answer.split()
+    if len(said) > 1 and len(set(said)) == 1:
         return False              # "7 7 7 7": one answer said again
     if re.fullmatch(r"\s*\d+(?:\s*[, ]\s*\d+){2,}\s*", answer):
         return True

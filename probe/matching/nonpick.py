@@ -86,7 +86,8 @@ def _first_line(response: str) -> str:
 # to choose from". Matched on the answer only, so "Monarch, but it's up to you" is a pick.
 _HEDGE = re.compile(
     r"\bmatter of (?:personal |individual )?(?:taste|preference|opinion|choice)?\b"
-    r"|\b(?:up to you|(?:your|personal|own) (?:own )?(?:call|choice|preference|decision|taste)"
+    r"|\b(?:up to you|(?:your|personal|own|individual) (?:own )?(?:call|choice|preference|decision|taste"
+    r"|thing|matter)"
     r"|you (?:choose|decide|pick))\b"
     r"|\bleave (?:it|that|this|the choice|the decision) (?:up )?to you\b"
     r"|^(?:there are )?(?:so|too) many (?:to|options|choices|great|good|wonderful|amazing"

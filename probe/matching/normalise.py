@@ -113,7 +113,7 @@ def _qualifier(text: str) -> tuple[str, str]:
         head, sep, tail = text.rpartition(mark)
         if sep and head.strip() and tail.strip() and len(tail) < 60:
             place = lexicon.place_id(tail)
-            if place and (mark == "," or ("-" not in place and _REGNAL_END.search(head))):
+            if place and (mark == "," or _REGNAL_END.search(head)):
                 return head, "@" + place.casefold()     # "Rome, Italy"; "Louis XIV of France"
     return text, ""
 

@@ -1,0 +1,152 @@
+"""Issue 15's failure classes, each in words of its own (the issue's examples are kinds, not
+the cases): reading the answer out of a sentence, telling picks from lists, hedges and
+echoes, joining everyday aliases, and keeping look-alikes apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from probe.matching import Canonicalizer, cluster_answers, extract, same_answer
+
+
+def _pick(response: str, prompt: str = "Name a random bird.") -> str:
+    match = Canonicalizer(prompt).add(response)
+    return "" if match.nonpick else match.answer
+
+
+# ------------------------------------------------------------ 1. the answer in a sentence
+
+@pytest.mark.parametrize("response, answer", [
+    ("Okay, let me choose... Tangerine!", "Tangerine"),
+    ("Quick pick: Obsidian", "Obsidian"),
+    ("Simple — “Green Curry”!", "Green Curry"),
+    ("I believe stegosaurus would be ideal.", "stegosaurus"),
+    ("beagle, naturally.", "beagle"),
+    ("Kingfisher, no contest", "Kingfisher"),
+    ("Papaya it is!", "Papaya"),
+    ("Ruby! Lovely choice", "Ruby"),
+    ("You ought to go with Jade", "Jade"),
+    ("Jade would be ideal", "Jade"),
+    ("For a picnic basket, a Pear would be charming.", "Pear"),
+    ("W.A. Mozart", "W.A. Mozart"),
+    ("Star Trek: The Motion Picture", "Star Trek: The Motion Picture"),
+    ("Cobalt<end_of_turn>and then more text", "Cobalt"),
+    ("My lucky number is 9 since it feels round.", "9"),
+    ("The constellation I'd name is Orion.", "Orion"),
+    ("Hmm, tricky. They're all nice, but I'd settle on Lynx.", "Lynx"),
+    ("Not Mars, not Venus: Saturn.", "Saturn"),
+    ("I thought about Python, but Haskell suits better.", "Haskell"),
+    ("You can't go wrong with Tulips.", "Tulips"),
+])
+def test_the_answer_is_read_out_of_its_sentence(response, answer):
+    assert extract(response) == answer
+
+
+def test_articles_and_number_labels_do_not_split_an_answer():
+    assert same_answer("the red panda", "Red panda", "Name an animal")[0]
+    assert same_answer("An Okapi", "okapi", "Name an animal")[0]
+    assert same_answer("No. 9", "9", "Pick a number from 1 to 20")[0]
+    assert same_answer("number 9", "#9", "Pick a number from 1 to 20")[0]
+
+
+def test_a_title_keeps_what_follows_its_colon():
+    assert not same_answer("Star Trek: The Motion Picture", "Star Trek: Nemesis",
+                           "Name a film")[0]
+
+
+# ------------------------------------------------------------------ 2. pick or not
+
+@pytest.mark.parametrize("response", [
+    "Falcon or Eagle", "Either falcon or eagle.", "falcon/eagle", "Falcon or Eagle — you decide!",
+    "- Falcon\n- Eagle\n- Owl", "1) Falcon 2) Eagle", "Maybe falcon, maybe eagle.",
+    "Options: Falcon; Eagle; Owl", "3 30 31 32", "Torn between Falcon and Eagle.",
+])
+def test_options_side_by_side_are_a_list_not_a_pick(response):
+    assert _pick(response) == ""
+
+
+@pytest.mark.parametrize("response, answer", [
+    ("Falcon or Eagle... I'll take Eagle!", "Eagle"),
+    ("A few I like:\n- Falcon\n- Eagle\n\nIf I must commit to one, Eagle.", "Eagle"),
+    ("Torn between Falcon and Eagle; I'll say Falcon.", "Falcon"),
+    ("I considered falcon, but eagle fits better.", "eagle"),
+])
+def test_a_list_that_ends_in_a_choice_is_that_choice(response, answer):
+    assert _pick(response) == answer
+
+
+@pytest.mark.parametrize("hedge", [
+    "That's a personal thing.", "Choose whatever you fancy!", "Frankly, any of these would be fine.",
+    "Tricky one — they're all wonderful.", "It honestly varies by mood.",
+    "There are too many great birds to pick just one.", "Everyone has their own favourite.",
+    "Hard to say without knowing more.", "Which bird do you like best?", "[bird]",
+    "My favourite bird is {favorite_bird}.", "I'd go with <answer>.",
+])
+def test_hedges_in_new_words_are_not_picks(hedge):
+    assert _pick(hedge) == ""
+
+
+@pytest.mark.parametrize("title", ["Any Given Sunday", "So Many Men", "Both Sides Now", "It Follows",
+                                   "The Who", "Her"])
+def test_titles_that_read_like_hedges_stay_picks(title):
+    assert _pick(title, "Name a film or a band") != ""
+
+
+@pytest.mark.parametrize("prompt, echo", [
+    ("Name a random bird.", "a mountain bird"),
+    ("Name a river.", "Some river"),
+    ("Which holiday do you like most?", "A winter holiday!"),
+    ("Pick a random number between 1 and 10.", "Pick a random number between 1 and 10?"),
+])
+def test_a_description_of_the_category_is_an_echo(prompt, echo):
+    assert _pick(echo, prompt) == ""
+
+
+def test_a_family_answer_named_inside_an_echo_is_that_answer():
+    prompt = "Name a random bird."
+    matches = cluster_answers(["Kestrel", "kestrel", "Kestrel!", "A bird. The Kestrel, really."],
+                              prompt)
+    assert [m.canonical for m in matches] == ["Kestrel"] * 4
+
+
+# ------------------------------------------------------------------------ 3. aliases
+
+@pytest.mark.parametrize("a, b, prompt, reason", [
+    ("Curie", "Marie Curie", "Name a scientist", "short name"),
+    ("Dodgers", "Los Angeles Dodgers", "Name a baseball team", "short name"),
+    ("Paul McCartney", "Sir Paul McCartney", "Name a musician", "short name"),
+    ("W. A. Mozart", "Wolfgang Amadeus Mozart", "Name a composer", "initials"),
+    ("JFK", "John F. Kennedy", "Name a president", "initials"),
+    ("Vit D", "Vitamin D", "Name a vitamin", "abbreviation"),
+    ("Sept", "September", "Name a month", "abbreviation"),
+    ("Feb", "February", "Name a month", "abbreviation"),
+    ("25th of December", "December 25", "Name a date", "exact"),
+    ("12/25", "Dec 25th", "Name a date", "exact"),
+    ("Charles the Second", "Charles II", "Name a king", "exact"),
+    ("Charles II of England", "Charles II", "Name a king", "place"),
+    ("B-6", "Vitamin B6", "Name a vitamin", "containment"),
+    ("Republic of Chile", "Chile", "Name a country", "exact"),
+])
+def test_everyday_aliases_join_with_their_reason(a, b, prompt, reason):
+    assert same_answer(a, b, prompt) == (True, reason)
+
+
+@pytest.mark.parametrize("a, b, prompt", [
+    ("Vit D", "Vitamin E", "Name a vitamin"),
+    ("Predator", "Predators", "Name a film"),
+    ("Shrek", "Shrek 2", "Name a film"),
+    ("Sea horse", "Horse", "Name an animal"),
+    ("Guinea pig", "Pig", "Name an animal"),
+    ("York", "New York", "Name a city"),
+    ("Bern", "Berlin", "Name a capital city"),
+    ("Mali", "Malawi", "Name a country"),
+    ("Charles I", "Charles II", "Name a king"),
+    ("7/4", "4/7", "Name a date"),
+])
+def test_look_alikes_stay_apart(a, b, prompt):
+    assert not same_answer(a, b, prompt)[0]
+
+
+def test_a_short_name_shared_by_two_full_names_joins_neither():
+    matches = cluster_answers(["Williams", "Serena Williams", "Venus Williams"], "Name a tennis player")
+    assert len({m.cluster for m in matches}) == 3
