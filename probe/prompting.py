@@ -20,6 +20,8 @@ SHOT_POOL: list[tuple[str, str]] = [
     ("Choose a random flower.", "Tulip"),
     ("Choose a random planet.", "Mars"),
     ("Choose a random piece of furniture.", "Armchair"),
+    ("Choose a random sport.", "Tennis"),
+    ("Choose a random fruit.", "Mango"),
 ]
 _FUNCTION_WORDS = {"choose", "a", "an", "the", "random", "of", "piece", "type", "kind", "to",
                    "for", "and", "or", "in", "on", "from", "between", "popular", "famous"}
@@ -63,8 +65,9 @@ class PromptStyle:
                    shots=[tuple(s) for s in d.get("shots", [])], system=d.get("system"))
 
     def base_prompt(self, prompt: str) -> str:
-        parts = [f"Q: {q}\n{self.instruction}\nA: {a}\n\n" for q, a in self.shots]
-        parts.append(f"Q: {prompt}\n{self.instruction}\nA:")
+        line = f"{self.instruction}\n" if self.instruction else ""
+        parts = [f"Q: {q}\n{line}A: {a}\n\n" for q, a in self.shots]
+        parts.append(f"Q: {prompt}\n{line}A:")
         return "".join(parts)
 
     def messages(self, prompt: str) -> list[dict]:
