@@ -71,6 +71,7 @@ class Segment:
     negated: bool = False   # an option turned down ("Not Ping-Pong, not Baseball: tennis")
     after_but: bool = False  # it follows "but": usually the choice after a concession
     indefinite: bool = False  # "a …", "some …": a description, when its head is the category
+    titled: bool = False    # the whole response is a name in Title Case ("Anything Goes")
 
 
 @dataclass(frozen=True)
@@ -227,9 +228,33 @@ def read(response: str | None) -> Reading:
     if line[:1] in QUOTES and line.count(line[0]) == 1:
         line = line[1:]
     options = _semicolon_options(line) or _inline_items(_first_line_of(text))
+    if not options and _title_case(line) and len(lines) == 1:
+        name = _strip(line)
+        return Reading((Segment(name, text=name, whole=True, titled=True),), line)
     if options:
         return Reading((Segment(options[0], text=line, listed=True),), " , ".join(options))
     return Reading(_read_line(line), line)
+
+
+_SMALL_WORDS = frozenset("a an the of for and or nor but to in on at by with from as vs".split())
+
+
+def _title_case(line: str) -> bool:
+    """A whole response written as a title: two to eight words, every word but the small
+    ones capitalised, no sentence inside ("Anything Goes", "No Country for Old Men",
+    "Both Sides Now") — a name even when its words would make a hedge."""
+    text = _strip(line)
+    if re.search(r"[.!?;:,—–]|\s-\s", text) or text.isupper():
+        return False
+    toks = _tokens(text)
+    if not 2 <= len(toks) <= 8 or not toks[0][:1].isupper() or is_list(text):
+        return False
+    first = _lower(toks[0])
+    if first in W.DISCOURSE | W.PRAISE | W.CHOICE_VERBS or W.is_filler(first) and \
+            first not in W.FILLER:
+        return False              # "Definitely Monarch", "Hmm Monarch": a lead-in and a name
+    big = [t for t in toks[1:] if _lower(t) not in _SMALL_WORDS]
+    return bool(big) and all(t[:1].isupper() or t[:1].isdigit() for t in big)
 
 
 def _lines_after_list(text: str) -> list[str]:

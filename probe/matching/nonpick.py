@@ -224,6 +224,8 @@ def classify(response: str | None, answer: str, key: tuple[str, ...],
     answer in it is a refusal."""
     if options and _folded(answer) in options:
         return ""                 # "Both" is a pick when the prompt offers "both"
+    if segment is not None and getattr(segment, "titled", False):
+        return EMPTY if not key else (ECHO if is_echo(key, generic) else "")
     if segment is not None:
         if not segment.cue and _HARD_REFUSAL.search(_first_line(response or "")) \
                 and not segment.whole:
