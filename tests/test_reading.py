@@ -37,9 +37,28 @@ def _pick(response: str, prompt: str = "Name a random bird.") -> str:
     ("Not Mars, not Venus: Saturn.", "Saturn"),
     ("I thought about Python, but Haskell suits better.", "Haskell"),
     ("You can't go wrong with Tulips.", "Tulips"),
+    ("Walnut? Hmm, no, wait. Pecan.", "Pecan"),
+    ("I nearly said Lisbon, but actually, Porto.", "Porto"),
+    ("Spruce... no, cedar.", "cedar"),
+    ("NOTE: settled on Copper after all.", "Copper"),
+    ("Result: Bassoon", "Bassoon"),
+    ("Ours: marigold.", "marigold"),
+    ("Sure thing: *Oslo*.", "Oslo"),
+    ("My money goes to Ferrari.", "Ferrari"),
+    ("Fun! Put us down for **Rome**.", "Rome"),
+    ("What a lovely idea! I'm a huge fan of Gouda for this.", "Gouda"),
+    ("Brilliant plan. Okay, going with Degas.", "Degas"),
+    ("Simple, Triceratops. Also, consider the", "Triceratops"),
+    ("“Tagalog,” she answered without a pause", "Tagalog"),
 ])
 def test_the_answer_is_read_out_of_its_sentence(response, answer):
     assert extract(response) == answer
+
+
+def test_capital_roman_numerals_are_numbers():
+    assert same_answer("MCMXCIX", "1999", "Name a year")[0]
+    assert same_answer("XLII", "42", "Pick a number")[0]
+    assert not same_answer("MCMXCIX", "1998", "Name a year")[0]
 
 
 def test_articles_and_number_labels_do_not_split_an_answer():

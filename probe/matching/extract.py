@@ -72,6 +72,8 @@ class Segment:
     after_but: bool = False  # it follows "but": usually the choice after a concession
     indefinite: bool = False  # "a …", "some …": a description, when its head is the category
     titled: bool = False    # the whole response is a name in Title Case ("Anything Goes")
+    corrected: bool = False  # it takes back an earlier answer ("Kale? No, wait. Broccoli.")
+    exclaim: bool = False   # praise of the question, not an answer ("Great project!")
 
 
 @dataclass(frozen=True)
@@ -227,6 +229,13 @@ def read(response: str | None) -> Reading:
     line = " ".join(_MARKUP.sub("", lines[0]).split())
     if line[:1] in QUOTES and line.count(line[0]) == 1:
         line = line[1:]
+    quoted = re.match(r"\s*([\"“‘«])([^\"”’»]{1,60}?)[,.!]?([\"”’»])\s*(?:[,—–-]\s*)?(\w.*)?$", line)
+    if quoted and quoted.group(4) and not _content(_tokens(quoted.group(4))[:1]) is None:
+        inner = _strip(quoted.group(2))
+        if _content(_tokens(inner)) and (quoted.group(4).split()[0].casefold() in
+                                         ("said", "says", "he", "she", "they", "i", "we")):
+            return Reading((Segment(inner, text=inner, whole=True),), line)
+    line = re.sub(r"^[→⇒➜>*•·]+\s*", "", line)
     options = _semicolon_options(line) or _inline_items(_first_line_of(text))
     if not options and _title_case(line) and len(lines) == 1:
         name = _strip(line)
@@ -257,6 +266,47 @@ def _title_case(line: str) -> bool:
     return bool(big) and all(t[:1].isupper() or t[:1].isdigit() for t in big)
 
 
+def _correction(text: str) -> tuple[bool, str]:
+    """Whether a piece opens by taking back an earlier answer ("no, David Bowie", "wait",
+    "actually, Saturn", "on second thought, …"), and the piece without that opening."""
+    toks = _tokens(text)
+    k = 0
+    while k < len(toks) and _lower(toks[k]) in ("oh", "hmm", "um", "well", "but", "on", "second",
+                                               "further", "or", "make", "that"):
+        k += 1
+    if k >= len(toks) or _lower(toks[k]) not in W.CORRECTIONS:
+        return False, text
+    if _lower(toks[k]) in ("no", "nah", "nope") and not re.match(
+            r"\s*(?:\w+[\s,]+)*?(?:no|nah|nope)\s*(?:[,—–-]|$)", text, re.I):
+        return False, text        # "No preference" is not a correction
+    if _lower(toks[k]) == "thought" and not (k and _lower(toks[k - 1]) == "second"):
+        return False, text
+    rest = text[_offset(text, toks, k + 1):] if k + 1 < len(toks) else ""
+    rest = re.sub(r"^[\s,—–-]+", "", rest)
+    while _correction(rest)[0] and rest:
+        rest = _correction(rest)[1]
+    return True, rest
+
+
+def _label(head: list[str], tail: str) -> bool:
+    """A short label before a colon ("Update: we went with Kotlin", "Mine: ametrine",
+    "EDIT: decided on Earth") when what follows names something rather than remarks on it
+    ("Green: it's calming" keeps Green)."""
+    if not 1 <= len(head) <= 3 or _is_title_like(tail.split(",")[0]) and len(head) > 1:
+        return False
+    toks = _tokens(tail)
+    if not toks or _remark(toks) or not _content(toks):
+        return False
+    if any(_lower(t) in W.CHOICE_VERBS | W.CHOICE_NOUNS for t in head + toks[:4]) \
+            or _lower(head[0]) in W.PRONOUNS or (len(head) == 1 and head[0].isupper()
+                                                 and len(head[0]) > 1):
+        return True               # "Update: we went with …", "Mine: …", "EDIT: …"
+    # "Output: Comic Sans": a name follows; "Green: it's calming" keeps Green.
+    name = [t for t in toks if _lower(t) not in W.DISCOURSE and not _adverb(_lower(t))]
+    return (len(head) == 1 and 1 <= len(name) <= 4 and name[0][:1].isupper()
+            and not any(_lower(t) in W.PREDICATE_VERBS or _apostrophe_filler(t) for t in name))
+
+
 def _lines_after_list(text: str) -> list[str]:
     """The content lines after a response's list of options."""
     lines = [ln for ln in text.split("\n") if _MARKUP.sub("", ln).strip()]
@@ -276,6 +326,7 @@ def _read_line(line: str) -> tuple[Segment, ...]:
     pieces = _divisions(line)
     segments: list[Segment] = []
     pending_cue = False
+    correction = False
     i = 0
     while i < len(pieces):
         text_i, mark = pieces[i]
@@ -285,14 +336,23 @@ def _read_line(line: str) -> tuple[Segment, ...]:
         if mark == "colon" and i + 1 < len(pieces) and _content(_tokens(head_rest)) \
                 and "," not in text_i and _lower(head_toks[0]) not in W.NEGATIONS \
                 and _is_title_like(head_rest) and _is_title_like(pieces[i + 1][0].split(",")[0]) \
-                and not any(_lower(t) in W.CHOICE_NOUNS for t in _tokens(head_rest)):
+                and not any(_lower(t) in W.CHOICE_NOUNS | W.LABELS for t in _tokens(head_rest)):
             text_i, mark = text_i + ": " + pieces[i + 1][0], pieces[i + 1][1]
             i += 1
         toks_i = _tokens(text_i)
+        correcting, text_i = _correction(text_i)
+        if correcting:
+            correction = True
+            toks_i = _tokens(text_i)
+            if not toks_i:
+                i += 1
+                continue
         if mark in ("colon", "dash") and toks_i and (
                 (len(toks_i) == 1 and len(toks_i[0]) == 1 and toks_i[0] in "AQaq")
                 or _lower(toks_i[0]) in W.PREPOSITIONS | W.SUBORDINATORS
-                or (mark == "colon" and _lower(toks_i[-1]) in W.CHOICE_NOUNS and len(toks_i) <= 4)):
+                or (mark == "colon" and _lower(toks_i[-1]) in W.CHOICE_NOUNS and len(toks_i) <= 4)
+                or (mark == "colon" and _label(toks_i, pieces[i + 1][0] if i + 1 < len(pieces)
+                                               else ""))):
             # "A: Monet", "Quick pick: Obsidian" (labels), "Without overthinking it: …" (a
             # scene set): not answers.
             segments.append(Segment("", text=_strip(text_i), cue=True))
@@ -302,6 +362,9 @@ def _read_line(line: str) -> tuple[Segment, ...]:
         seg = _read_segment(text_i, pending_cue)
         if _asks_back(text_i, line):
             seg = Segment("", text=_strip(text_i), remark=True)
+        if correction and seg.answer and not seg.remark:
+            seg = replace(seg, corrected=True)
+            correction = False
         if i > 0 and pieces[i - 1][1] == "but":
             seg = replace(seg, after_but=True)
         segments.append(seg)
@@ -368,7 +431,9 @@ def _lead_in(tokens: list[str]) -> tuple[int, bool]:
         if chose and low not in W.DETERMINERS and low not in W.PARTICLES_AFTER_CHOICE \
                 and low not in W.AUXILIARIES and low not in W.DISCOURSE \
                 and low not in W.NEGATIONS and not _apostrophe_filler(tok) \
-                and not (low in W.CHOICE_VERBS and prev in ("to", "gonna", "going")):
+                and not (low in W.CHOICE_VERBS and (prev in ("to", "gonna", "going")
+                                                    or prev in W.CHOICE_NOUNS)) \
+                and not (low in ("me", "it", "us") and tok.islower()):
             break                     # "I'll go with Go", "let's say go": the answer starts
         if not (W.is_filler(low) or _apostrophe_filler(tok) or low in W.NEGATIONS):
             break
@@ -460,6 +525,32 @@ HARD_REFUSAL = re.compile(
 )
 
 
+def _place_after_comma(rest: str) -> bool:
+    from probe.matching import lexicon
+
+    return bool(lexicon.place_id(_strip(rest)))
+
+
+def _exclamation(tokens: list[str]) -> bool:
+    """Praise of the question or the task ("Great project", "How exciting", "What a lovely
+    idea", "That's a fun problem to have"): lower-case dictionary words around praise."""
+    from probe.matching import lexicon
+
+    lows = [_lower(t) for t in tokens]
+    if not 1 <= len(lows) <= 7 or any(t[:1].isupper() for t in tokens[1:]):
+        return False
+    if lows[0] in ("how", "what") and len(lows) <= 4 and lows[1:2] not in (["about"], ["if"]):
+        return True               # "How exciting!", "What a question!"
+    praised = any(w in W.PRAISE or _adjective_only(w) for w in lows)
+    opener = lows[0] in ("how", "what") or lows[0].partition("'")[0] in ("that", "it", "this") \
+        or lows[0] in W.PRAISE
+    rest = [w for w in lows if not W.is_filler(w) and not _apostrophe_filler(w)
+            and w not in ("to", "have")]
+    return praised and opener and all(lexicon.parts_of_speech(w) and w.isalpha() for w in rest) \
+        and len(rest) <= 2 and not (lows[0].partition("'")[0] in ("that", "it", "this")
+                                    and not (set(lows) & W.PRAISE))
+
+
 def _adjective_only(word: str) -> bool:
     from probe.matching import lexicon
 
@@ -467,9 +558,16 @@ def _adjective_only(word: str) -> bool:
 
 
 def _read_segment(text: str, cue_before: bool) -> Segment:
+    m = re.match(r"\s*([^\W\d_]+)\s*,\s*(?=\S)", text)
+    if m and (W.is_filler(_lower(m.group(1))) or _adverb(_lower(m.group(1)))) \
+            and _lower(m.group(1)) not in W.PRONOUNS | W.DETERMINERS \
+            and not _place_after_comma(text[m.end():]):
+        text = text[m.end():]         # "Easy, Allosaurus", "Honestly, Kotlin"
     tokens = _tokens(text)
     if not tokens:
         return Segment("")
+    if _exclamation(tokens):
+        return Segment("", text=_strip(text), exclaim=True)
     if HARD_REFUSAL.search(text):
         return Segment("", text=_strip(text), remark=True)
     if _remark(tokens):
@@ -730,7 +828,7 @@ def choose(segments: tuple[Segment, ...], skip) -> Segment:
         if s.answer and skip(s) and s.complement:
             s = Segment(s.complement, text=s.text, cue=True, whole=True,
                         listed=is_list(s.complement))
-        if s.answer and not s.remark and not s.negated and not skip(s):
+        if s.answer and not s.remark and not s.negated and not s.exclaim and not skip(s):
             answered.append(s)
     if not answered:
         # No answer: an echo the caller skipped, else the first remark or filler as written.
@@ -738,6 +836,9 @@ def choose(segments: tuple[Segment, ...], skip) -> Segment:
                 or next((s for s in segments if s.remark), None)
                 or next((Segment("", text=s.text, remark=True) for s in segments if s.text),
                         segments[0]))
+    corrected = [s for s in answered if s.corrected and not s.listed]
+    if corrected:
+        return corrected[-1]      # "Kale? No, wait. Broccoli."
     first = answered[0]
     turn = next((s for s in answered[1:] if s.after_but and s.cue and not s.listed
                  and not _alternative(s)), None)

@@ -118,7 +118,7 @@ def _qualifier(text: str) -> tuple[str, str]:
     return text, ""
 
 
-_UPPER_ROMAN = re.compile(r"(?<![\w'])(?:[IVXLC]{2,7}|(?<=[a-z] )I)(?![\w'])")
+_UPPER_ROMAN = re.compile(r"(?<![\w'])(?:[IVXLCDM]{4,12}|[IVXLC]{2,7}|(?<=[a-z] )I)(?![\w'])")
 
 
 def _upper_romans(text: str) -> str:
@@ -141,7 +141,7 @@ def normalise(answer: str, lemmas: bool = True) -> tuple[str, ...]:
     keeps each word's own form: titles, where "Aliens" is not "Alien"."""
     text = unicodedata.normalize("NFKC", answer[:MAX_ANSWER])
     text, qualifier = _qualifier(text)
-    if re.search(r"[IVXLC]", text):
+    if re.search(r"[IVXLCDM]", text):
         text = _upper_romans(text)
     text = lexicon.strip_accents(text).casefold()
     text = dates.as_date_tokens(text)

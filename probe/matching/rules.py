@@ -120,6 +120,7 @@ def is_typo(a: Key, b: Key) -> bool:
 HONORIFICS = frozenset("""
 sir saint st dr doctor king queen lord lady emperor empress president general captain pope
 prince princess dame mr mrs ms miss professor prof tsar czar sultan pharaoh chancellor
+madame madam mme monsieur senor senora signor signora herr frau
 republic kingdom federation commonwealth principality sultanate emirate democratic federal
 """.split())
 PARTICLES = frozenset("van von de da di del della der den du la le el al bin ibn y dos das "

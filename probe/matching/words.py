@@ -38,23 +38,33 @@ obviously clearly actually basically simply totally easily well ok okay sure yes
 hmmm um umm uh oh ah alright right now then also too always still even quite very rather
 course hands down here there ahead let lets let's please think guess reckon suppose believe
 feel say said mean instantly immediately without doubt question oh wow how what
-again already though anyway far ask check tell need know more bit little see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly
+again already though anyway far ask check tell need know more bit little help assist thing
+see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly
 """.split())
 # Verbs of choosing: "I'd go with", "let me pick", "you should try", "my vote goes to".
 CHOICE_VERBS = frozenset("""
 pick picks picked picking choose chooses chose choosing go goes going went say saying suggest
 suggests suggesting recommend recommends recommending vote votes voting opt opting select
 selecting take taking prefer prefers want settle settling land landing lean
-leaning nominate propose offer try give consider pitch plump commit
+leaning nominate propose offer try give consider pitch plump commit put
+decided decide went chosen choosing settled opted voted landed plumped
+selected
 """.split())
 # What may follow a verb of choosing before the answer: "go with", "vote for", "settle on".
-PARTICLES_AFTER_CHOICE = frozenset("with for on to toward towards".split())
+PARTICLES_AFTER_CHOICE = frozenset("with for on to toward towards of down".split())
+# Words that label a line of text rather than answer: "Output: …", "EDIT: …".
+LABELS = frozenset("output reply response result update edit note answer solution ps tldr "
+                   "summary verdict conclusion final pick choice mine winner".split())
+# Words that take back what came before: "Prince… no, David Bowie", "X? Wait. Y",
+# "…, but actually, Z", "on second thought".
+CORRECTIONS = frozenset("no nah nope wait actually rather instead correction scratch "
+                        "reflection thought".split())
 # Nouns for the choice itself: "my pick", "the answer", "a safe bet".
 CHOICE_NOUNS = frozenset("""
 pick choice answer option selection favourite favorite fave suggestion recommendation vote
 guess bet call idea one pitch nominee winner go-to picks choices answers options selections
 favourites favorites suggestions recommendations ideas candidates candidate contenders
-contender possibilities alternatives shortlist list
+contender possibilities alternatives shortlist list fan fans money
 """.split())
 # Praise and judgement: "Great question!", "Easy —", "a classic choice".
 PRAISE = frozenset("""
@@ -63,7 +73,7 @@ fantastic awesome cool classic solid safe obvious fine best top first clear simp
 brilliant amazing superb terrific ideal fitting beautiful iconic timeless legendary
 gorgeous stunning elegant charming delightful fabulous marvellous marvelous splendid
 majestic adorable mighty magnificent famous favourite favorite definite strong smart wise
-popular random final happy glad
+popular random final happy glad big huge massive total
 """.split())
 # A few praise words also name things ("Classic" Coke, "Solid" snake): they are only ever
 # dropped around an answer, never taken as the whole of one.
