@@ -50,6 +50,15 @@ def _pick(response: str, prompt: str = "Name a random bird.") -> str:
     ("Brilliant plan. Okay, going with Degas.", "Degas"),
     ("Simple, Triceratops. Also, consider the", "Triceratops"),
     ("“Tagalog,” she answered without a pause", "Tagalog"),
+    ("Heron or Stork... Stork.", "Stork"),
+    ("Not Tin; Zinc.", "Zinc"),
+    ("Forget the hawk; the owl is the stronger pick.", "owl"),
+    ("It's between Dublin and Cork, and I'll take Cork.", "Cork"),
+    ("They debated Basil and Thyme for ages and finally picked Thyme", "Thyme"),
+    ("How do you feel about Vienna? I think it fits.", "Vienna"),
+    ("Why not Oslo?", "Oslo"),
+    ("The one that springs to mind is Kyoto.", "Kyoto"),
+    ("I'd steer away from Leeds here and pick York instead.", "York"),
 ])
 def test_the_answer_is_read_out_of_its_sentence(response, answer):
     assert extract(response) == answer

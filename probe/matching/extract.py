@@ -49,7 +49,9 @@ _TOKEN = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*|[#+]+", re.UNICODE)
 # Where a line divides: a sentence end, a dash between spaces, a colon, a semicolon, an
 # ellipsis, and "but" (what follows "but" is usually the choice).
 _DIVIDE = re.compile(r"(?P<end>[.!?](?=\s|$)|…|\.{2,})|(?P<dash>\s[-–—]+\s|—|–)|(?P<colon>:(?=\s|$))"
-                     r"|(?P<semi>;)|(?P<but>,?\s+but\s+|,\s+and\s+(?=\S+(?:\s+\S+){0,3}\s+wins\b))", re.I)
+                     r"|(?P<semi>;)|(?P<but>,?\s+but\s+|,?\s+and\s+(?=(?:finally|then|ultimately|so|"
+                     r"i'll|i’ll|i'd|i’d|i|we|choose|chose|pick|picked|went|take|took)\b)"
+                     r"|,\s+and\s+(?=\S+(?:\s+\S+){0,3}\s+wins\b))", re.I)
 # A period that does not end a sentence: after an initial ("J. S. Bach", "A. Lincoln"), an
 # abbreviation ("St. Louis"), or between initials ("J.S.").
 _ABBREVIATIONS = {"st", "mt", "dr", "mr", "mrs", "ms", "no", "vs", "jr", "sr", "ft", "u.s", "d.c",
@@ -292,7 +294,9 @@ def _label(head: list[str], tail: str) -> bool:
     """A short label before a colon ("Update: we went with Kotlin", "Mine: ametrine",
     "EDIT: decided on Earth") when what follows names something rather than remarks on it
     ("Green: it's calming" keeps Green)."""
-    if not 1 <= len(head) <= 3 or _is_title_like(tail.split(",")[0]) and len(head) > 1:
+    choice_head = any(_lower(t) in W.CHOICE_VERBS | W.CHOICE_NOUNS for t in head)
+    if not 1 <= len(head) <= (4 if choice_head else 3) \
+            or _is_title_like(tail.split(",")[0]) and len(head) > 1 and not choice_head:
         return False
     toks = _tokens(tail)
     if not toks or _remark(toks) or not _content(toks):
@@ -359,9 +363,13 @@ def _read_line(line: str) -> tuple[Segment, ...]:
             pending_cue = True
             i += 1
             continue
-        seg = _read_segment(text_i, pending_cue)
-        if _asks_back(text_i, line):
-            seg = Segment("", text=_strip(text_i), remark=True)
+        suggested = _SUGGESTION.match(text_i.strip())
+        if suggested and _content(_tokens(suggested.group(1))):
+            seg = replace(_read_segment(suggested.group(1), True), cue=True)
+        else:
+            seg = _read_segment(text_i, pending_cue)
+            if _asks_back(text_i, line):
+                seg = Segment("", text=_strip(text_i), remark=True)
         if correction and seg.answer and not seg.remark:
             seg = replace(seg, corrected=True)
             correction = False
@@ -377,7 +385,17 @@ def _read_line(line: str) -> tuple[Segment, ...]:
     return tuple(segments)
 
 
+# A choice described before it is named: "The one that stands out is Kyoto".
+_DESCRIBED = re.compile(r"\s*(?:the|my|our)?\s*(?:\w+\s+){0,2}?(?:one|first|pick|choice|answer|winner|"
+                        r"favou?rite|option)\s+(?:that|which|who|i'd|i would|i'll|i’d)\b.{0,60}?"
+                        r"\b(?:is|would be|has to be|will be|was)\s+(.+)$", re.I)
 _WH = frozenset("which what who whom whose why where when how".split())
+# A question that offers an answer: "What do you think of Jane Eyre?", "Have you
+# considered Monte Cervino?", "Why not Oslo?".
+_SUGGESTION = re.compile(r"(?:have you (?:considered|tried|thought (?:of|about))|(?:how|what) (?:do|would) "
+                         r"you (?:think|feel|say) (?:of|about|to)|would you (?:consider|try|like)|"
+                         r"do you (?:like|fancy)|how about|what about|why not(?: try| go with)?|"
+                         r"(?:may|could|can) i suggest)\s+(.+)$", re.I)
 
 
 def _asks_back(piece: str, line: str) -> bool:
@@ -416,6 +434,8 @@ def _semicolon_options(line: str) -> list[str]:
         toks = _tokens(p)
         return 1 <= len(toks) <= 5 and bool(_content(toks)) and \
             _lower(toks[0]).partition("'")[0] not in W.HEDGE_SUBJECTS | W.PRONOUNS
+    if any(_lower((_tokens(p) or [""])[0]) in W.NEGATIONS for p in parts):
+        return []                 # "Not Silver; Gold."
     return parts if len(parts) >= 2 and all(short_name(p) for p in parts) else []
 
 
@@ -563,6 +583,10 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             and _lower(m.group(1)) not in W.PRONOUNS | W.DETERMINERS \
             and not _place_after_comma(text[m.end():]):
         text = text[m.end():]         # "Easy, Allosaurus", "Honestly, Kotlin"
+    described = _DESCRIBED.match(text)
+    if described and _content(_tokens(described.group(1))):
+        # "The one that stands out is Kyoto", "The first that comes to mind is X".
+        return replace(_read_segment(described.group(1), True), cue=True)
     tokens = _tokens(text)
     if not tokens:
         return Segment("")
@@ -638,7 +662,7 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             copula = next((c for c in range(j, len(toks)) if _lower(toks[c]) in
                            ("is", "was", "be", "'s") or _lower(toks[c]).endswith("'s")), None)
             if copula is not None and (copula == j or _apostrophe_filler(toks[j])
-                                       or low in ("would", "will")):
+                                       or low in ("would", "will", "that", "which", "who")):
                 after = toks[copula + 1:]
                 skip = 0
                 while skip < len(after) and _lower(after[skip]) in W.AUXILIARIES | W.DETERMINERS \
@@ -685,6 +709,10 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             and all(_adjective_only(_lower(t)) for t in _content(_tokens(answer))):
         # "That's subjective", "It's personal": a judgement of the question, not a name.
         return Segment("", text=_strip(text), remark=True)
+    if complement and not _content(_tokens(answer)):
+        # "The first that comes to mind is Matrix Reloaded": the subject names nothing.
+        return Segment(complement, text=_strip(text), cue=True, whole=True,
+                       listed=is_list(complement))
     words = _content(_tokens(answer))
     if words and all(_adjective_only(_lower(t)) for t in words) and any(
             _lower(t) in W.CHOICE_NOUNS or _lower(t) in ("question", "thing") for t in tokens):
@@ -840,6 +868,13 @@ def choose(segments: tuple[Segment, ...], skip) -> Segment:
     if corrected:
         return corrected[-1]      # "Kale? No, wait. Broccoli."
     first = answered[0]
+    if first.listed:
+        options = {" ".join(_tokens(p)).casefold() for p in _OR_SPLIT.split(
+            re.sub(r"^\s*(?:either|both|between)\s+", "", first.answer, flags=re.I))}
+        again = next((s for s in answered[1:] if not s.listed
+                      and " ".join(_tokens(s.answer)).casefold() in options), None)
+        if again is not None:
+            return again          # "Manta ray or Octopus... Octopus."
     turn = next((s for s in answered[1:] if s.after_but and s.cue and not s.listed
                  and not _alternative(s)), None)
     if turn is not None:

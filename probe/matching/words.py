@@ -38,7 +38,7 @@ obviously clearly actually basically simply totally easily well ok okay sure yes
 hmmm um umm uh oh ah alright right now then also too always still even quite very rather
 course hands down here there ahead let lets let's please think guess reckon suppose believe
 feel say said mean instantly immediately without doubt question oh wow how what
-again already though anyway far ask check tell need know more bit little help assist thing
+again already though anyway far finally ultimately eventually instead ask check tell need know more bit little help assist thing
 see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly
 """.split())
 # Verbs of choosing: "I'd go with", "let me pick", "you should try", "my vote goes to".
@@ -98,10 +98,11 @@ makes make sounds sound seems seem looks look feels feel fits fit works work com
 get stands stand wins win takes remains remain suits suit deserves deserve tops top beats beat
 """.split())
 # Words that offer an answer as a second thought, not the choice ("You could also try X").
-ALTERNATIVES = frozenset("also too alternatively another otherwise instead else".split())
+ALTERNATIVES = frozenset("also too alternatively another otherwise else".split())
 # Verbs that mention an option only to pass it over ("I considered B6, but …").
 PASSED_OVER = frozenset("considered tempted thought debated almost nearly weighed".split())
-NEGATIONS = frozenset("not no never nor n't cannot cant can't won't wont don't dont".split())
+NEGATIONS = frozenset("not no never nor n't cannot cant can't won't wont don't dont away "
+                      "skip avoid forget except".split())
 
 
 _INTERJECTION = re.compile(r"^(?:o+h+|a+h+|h+m+|u+m+|u+h+|e+r+m*|w+o+w+|(?:ha)+h?|y+a+y+|whoa+"
