@@ -36,7 +36,7 @@ _SPECIAL = re.compile(r"<\|[^|<>\s]{1,40}\|>|</?(?:s|eos|bos|pad|unk|mask|sep|cl
 # A placeholder left for the answer: "[name]", "<answer>", "{favorite_planet}",
 # "[Insert holiday here]", "<soft drink>" (square and angle brackets never hold a real
 # answer; braces do, unless what they hold is a slot's name).
-_PLACEHOLDER = re.compile(r"\[[^\[\]]{1,60}\]|<[^<>]{1,60}>|\{[^{}]*(?:_|\b(?:your|insert|here|"
+_PLACEHOLDER = re.compile(r"\[[^\[\]]{1,60}\]|<[^<>]{1,60}>|\((?:write|insert|type|enter|your)\b[^()]{0,40}\)|\{[^{}]*(?:_|\b(?:your|insert|here|"
                           r"answer|choice|option|placeholder|blank|favou?rite)\b)[^{}]*\}", re.I)
 _BRACE = re.compile(r"\{([^{}]*)\}")
 _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
@@ -111,7 +111,8 @@ def _tokens(text: str) -> list[str]:
 
 
 def _lower(tok: str) -> str:
-    return tok.casefold().replace("’", "'")
+    low = tok.casefold().replace("’", "'")
+    return "not" if low.endswith("n't") and len(low) > 3 else low      # "haven't", "isn't"
 
 
 def _content(tokens: list[str]) -> list[str]:
@@ -389,6 +390,9 @@ def _read_line(line: str) -> tuple[Segment, ...]:
 _DESCRIBED = re.compile(r"\s*(?:the|my|our)?\s*(?:\w+\s+){0,2}?(?:one|first|pick|choice|answer|winner|"
                         r"favou?rite|option)\s+(?:that|which|who|i'd|i would|i'll|i’d)\b.{0,60}?"
                         r"\b(?:is|would be|has to be|will be|was)\s+(.+)$", re.I)
+# "Hard to single one out", "Tough to narrow it down": no answer follows.
+_HARD_TO = re.compile(r"\s*(?:(?:it's|it is|that's|that is|it’s|that’s)\s+)?(?:really\s+|so\s+|very\s+)?"
+                      r"(?:hard|difficult|tough|impossible|tricky)\s+to\s+\w+", re.I)
 _WH = frozenset("which what who whom whose why where when how".split())
 # A question that offers an answer: "What do you think of Jane Eyre?", "Have you
 # considered Monte Cervino?", "Why not Oslo?".
@@ -503,6 +507,9 @@ def _remark(tokens: list[str]) -> bool:
     if head in W.PREDICATE_VERBS - W.AUXILIARIES and len(tokens) > 1 \
             and _lower(tokens[1]) in W.PRAISE:
         return True                   # "Sounds fun!", "Seems fair"
+    if head in W.CHOICE_NOUNS and len(tokens) > 2 and _lower(tokens[1]) in W.AUXILIARIES \
+            and _lower(tokens[2]) not in W.AUXILIARIES and not W.is_filler(_lower(tokens[2])):
+        return True                   # "Answers will vary", "Options may differ"
     if head not in W.HEDGE_SUBJECTS:
         return False
     rest = tokens[1:]
@@ -513,6 +520,8 @@ def _remark(tokens: list[str]) -> bool:
                                                        ("is", "are", "was", "were", "be"))):
         return True       # "There are so many to choose from", "There's no right answer"
     if clitic:
+        if clitic == "re" and head in ("they", "we", "you") and not (rest and rest[0][:1].isupper()):
+            return True               # "They're all great", "You're spoilt for choice"
         return clitic not in ("s", "re", "d", "ll", "m") and bool(rest)
     while rest and (_lower(rest[0]) in W.DISCOURSE or _lower(rest[0]) in ("of", "them", "these",
                                                                           "those", "one", "all")):
@@ -592,8 +601,19 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         return Segment("")
     if _exclamation(tokens):
         return Segment("", text=_strip(text), exclaim=True)
-    if HARD_REFUSAL.search(text):
+    if HARD_REFUSAL.search(text) or _HARD_TO.match(text):
         return Segment("", text=_strip(text), remark=True)
+    lows = [_lower(t) for t in tokens]
+    while len(lows) > 2 and lows[0] in W.DISCOURSE:
+        lows = lows[1:]               # "Just choose something…"
+    if lows[0] in W.INSTRUCTION_VERBS and len(lows) > 1 and (
+            lows[1] in ("a", "an", "another", "any", "some", "one") or lows[1] in W.INDEFINITE_PRONOUNS):
+        # "Name a random bird. Name another…", "Just choose something with dice".
+        return Segment("", text=_strip(text), remark=True)
+    first_content = next((w for w in lows if w not in W.FUNCTION | W.DISCOURSE
+                          and not _apostrophe_filler(w)), "")
+    if first_content in W.DECLINE_VERBS:
+        return Segment("", text=_strip(text), remark=True)     # "I'll sit this one out"
     if _remark(tokens):
         return Segment("", text=_strip(text), remark=True)
     # A phrase that sets the scene before a comma ("For a birthday card, a Monarch would be
@@ -732,9 +752,11 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
                                  and bool(re.search(r"\s(?:and|&)\s", answer)))
     indefinite = n > 0 and _lower(tokens[n - 1]) in ("a", "an", "some", "any", "another",
                                                       "something", "somewhere", "someone")
-    if n > 0 and _lower(tokens[n - 1]) in ("some", "something", "somewhere", "someone") and all(
-            _adjective_only(_lower(t)) or _lower(t) in W.PRAISE for t in _content(_tokens(answer))):
-        return Segment("", text=_strip(text), remark=True)    # "something tasty", "somewhere abroad"
+    if n > 0 and (any(_lower(t) in W.INDEFINITE_PRONOUNS for t in tokens[:n]) or (
+            _lower(tokens[n - 1]) == "some" and all(_adjective_only(_lower(t)) or _lower(t) in W.PRAISE
+                                                    for t in _content(_tokens(answer))))):
+        # "something tasty", "somewhere abroad", "something with milk": no name in it.
+        return Segment("", text=_strip(text), remark=True)
     return Segment(answer, text=_strip(text), cue=cue, whole=not cut, listed=listed,
                    complement=complement, indefinite=indefinite)
 
@@ -829,6 +851,8 @@ def is_list(answer: str) -> bool:
         first = _lower(toks[0])
         if first not in ("a", "an", "the") and (W.is_filler(first) or first in W.SUBORDINATORS
                                                  or _apostrophe_filler(toks[0])) \
+                and not (toks[0][:1].isupper() and (first in W.AUXILIARIES | W.PRONOUNS)
+                         and len(toks) > 1 and toks[1][:1].isupper()) \
                 and not (toks[0][:1].isupper() and first in W.AUXILIARIES):
             return False          # "…, because it's lovely", "Hmm, Apple": not an option
         return bool(_content(toks)) or all(t[:1].isupper() and len(t) > 2 for t in toks)
@@ -836,8 +860,9 @@ def is_list(answer: str) -> bool:
     if not all(option(p) for p in parts):
         return False
     if has_comma and not re.search(r"\s(?:or|and|vs\.?|versus)\s|/", text, re.I):
-        if any(lexicon.place_id(p) for p in parts[1:]):
-            return False          # "Portland, Oregon, USA"
+        first_place = lexicon.place_id(parts[0])
+        if any(lexicon.place_id(p) for p in parts[1:]) and not (first_place and len(first_place) == 2):
+            return False          # "Portland, Oregon, USA"; but "Madagascar, Greenland" is a list
     return True
 
 

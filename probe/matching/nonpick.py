@@ -96,6 +96,7 @@ _HEDGE = re.compile(
     r"|lovely|perfect|acceptable)\b|^any(?: \w+){0,3} (?:works|will do)\b"
     r"|^(?:whatever|whichever) (?:you|your|is|works|one)\b|^(?:neither|none|both) (?:really|of them|is|are|works)\b"
     r"|\b(?:impossible|hard|difficult|tough) to (?:choose|pick|say|decide|name)\b"
+    r"|\bthe one (?:that|which) .{0,40}\byou\b"
     r"|\bno (?:single |one )?(?:right|correct|best|wrong) (?:answer|choice|option)\b"
     r"|^(?:i|id|i would|ill|i will) (?:rather not|prefer not|leave)\b"
 )

@@ -38,7 +38,8 @@ obviously clearly actually basically simply totally easily well ok okay sure yes
 hmmm um umm uh oh ah alright right now then also too always still even quite very rather
 course hands down here there ahead let lets let's please think guess reckon suppose believe
 feel say said mean instantly immediately without doubt question oh wow how what
-again already though anyway far finally ultimately eventually instead ask check tell need know more bit little help assist thing
+again already though anyway far finally ultimately eventually instead thanks thank
+appreciated advance honest fair dozens hundreds lots plenty tons loads back forth ask check tell need know more bit little help assist thing
 see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly
 """.split())
 # Verbs of choosing: "I'd go with", "let me pick", "you should try", "my vote goes to".
@@ -46,7 +47,7 @@ CHOICE_VERBS = frozenset("""
 pick picks picked picking choose chooses chose choosing go goes going went say saying suggest
 suggests suggesting recommend recommends recommending vote votes voting opt opting select
 selecting take taking prefer prefers want settle settling land landing lean
-leaning nominate propose offer try give consider pitch plump commit put
+leaning nominate propose offer try give consider pitch plump commit put thinking
 decided decide went chosen choosing settled opted voted landed plumped
 selected
 """.split())
@@ -91,12 +92,18 @@ QUANTIFIERS = frozenset("all both each every either neither none any".split())
 # "They're all great", "Any of them would work", "Whichever you like".
 HEDGE_SUBJECTS = frozenset("it that this they there any all both each every either neither "
                            "none whichever whatever you we honestly everyone anyone everybody "
-                           "anybody".split())
+                           "anybody nothing nobody nowhere".split())
 # Verbs that end a subject: "Spinosaurus would be perfect", "Monarch is my pick".
 PREDICATE_VERBS = AUXILIARIES | frozenset("""
 makes make sounds sound seems seem looks look feels feel fits fit works work comes come gets
 get stands stand wins win takes remains remain suits suit deserves deserve tops top beats beat
 """.split())
+# Verbs that decline the question: "I'll sit this one out", "I'd rather pass".
+DECLINE_VERBS = frozenset("sit pass abstain decline refrain skip".split())
+# Words a prompt uses to ask, which open an instruction rather than an answer.
+INSTRUCTION_VERBS = frozenset("name choose pick select give tell list suggest think".split())
+INDEFINITE_PRONOUNS = frozenset("something somewhere someone somebody anything anywhere "
+                                "anyone".split())
 # Words that offer an answer as a second thought, not the choice ("You could also try X").
 ALTERNATIVES = frozenset("also too alternatively another otherwise else".split())
 # Verbs that mention an option only to pass it over ("I considered B6, but …").
