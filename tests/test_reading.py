@@ -59,6 +59,9 @@ def _pick(response: str, prompt: str = "Name a random bird.") -> str:
     ("Why not Oslo?", "Oslo"),
     ("The one that springs to mind is Kyoto.", "Kyoto"),
     ("I'd steer away from Leeds here and pick York instead.", "York"),
+    ("Argon Argon Argon Argon", "Argon"),
+    ("'12' '12' '12'", "12"),
+    ("\"Lima (Peru)\" \"Lima (Peru)\" \"Lima (Peru)\"", "Lima"),
 ])
 def test_the_answer_is_read_out_of_its_sentence(response, answer):
     assert extract(response) == answer
@@ -129,6 +132,13 @@ def test_titles_that_read_like_hedges_stay_picks(title):
 ])
 def test_a_description_of_the_category_is_an_echo(prompt, echo):
     assert _pick(echo, prompt) == ""
+
+
+def test_a_name_the_response_sets_aside_is_not_its_pick():
+    prompt = "Name an NBA team."
+    responses = ["Boston Celtics"] * 3 + ["Brooklyn Nets"] * 2 + [
+        "B. Celtics, not to be confused with the Brooklyn Nets."]
+    assert cluster_answers(responses, prompt)[-1].canonical != "Brooklyn Nets"
 
 
 def test_a_family_answer_named_inside_an_echo_is_that_answer():

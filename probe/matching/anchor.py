@@ -176,7 +176,7 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
         if len(inner) < 2:
             return d
     # Unsure, a remark, an echo or several options: what does the response mention?
-    texts = [s.text or s.answer for s in d.reading.segments if not s.remark] or [d.reading.scan]
+    texts = [_said(s) for s in d.reading.segments if not s.remark] or [d.reading.scan]
     named = vocab.mentions(" , ".join(texts))
     listed = seg is not None and seg.listed
     if len(named) == 1 and not listed:    # a list stays a list unless one option is chosen
@@ -191,6 +191,14 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
                 return _picked(d, inner[0], s.answer, generic, vocab.norm)
         return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
     return d
+
+
+def _said(seg: Segment) -> str:
+    """What a segment names: its text up to the end of its answer ("L.A. Lakers, not to be
+    confused with the Clippers" names the Lakers), or all of it when it has none."""
+    if seg.answer and seg.text and seg.answer in seg.text:
+        return seg.text[:seg.text.index(seg.answer) + len(seg.answer)]
+    return seg.text or seg.answer
 
 
 def _hard(text: str) -> bool:

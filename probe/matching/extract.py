@@ -240,6 +240,7 @@ def read(response: str | None) -> Reading:
             return Reading((Segment(inner, text=inner, whole=True),), line)
     line = re.sub(r"^[→⇒➜>*•·]+\s*", "", line)
     options = _semicolon_options(line) or _inline_items(_first_line_of(text))
+    line = _collapse_repeats(line)
     if not options and _title_case(line) and len(lines) == 1:
         name = _strip(line)
         return Reading((Segment(name, text=name, whole=True, titled=True),), line)
@@ -256,7 +257,7 @@ def _title_case(line: str) -> bool:
     ones capitalised, no sentence inside ("Anything Goes", "No Country for Old Men",
     "Both Sides Now") — a name even when its words would make a hedge."""
     text = _strip(line)
-    if re.search(r"[.!?;:,—–]|\s-\s", text) or text.isupper():
+    if re.search(r"[.!?;:,—–()\[\]]|\s-\s", text) or text.isupper():
         return False
     toks = _tokens(text)
     if not 2 <= len(toks) <= 8 or not toks[0][:1].isupper() or is_list(text):
@@ -782,7 +783,12 @@ def _drop_brackets(text: str) -> str:
 
 
 def _collapse_repeats(text: str) -> str:
-    """A base model's loop ("Marie Curie Marie Curie Marie Curie") is one answer."""
+    """A base model's loop ("Marie Curie Marie Curie Marie Curie", "'8' '8' '8'") is one
+    answer."""
+    if any(q in text for q in QUOTES):
+        bare = " ".join(re.sub("[" + re.escape(QUOTES) + "]", " ", text).split())
+        if _collapse_repeats(bare) != bare:
+            return _collapse_repeats(bare)
     toks = text.split()
     for size in range(1, len(toks) // 2 + 1):
         unit = toks[:size]
