@@ -7,6 +7,12 @@ from dataclasses import asdict, dataclass, field
 
 INSTRUCTION = ("Answer with exactly one option in 1-3 words and nothing else: "
                "no explanation, no punctuation.")
+# `--answer-format braces`: the answer inside curly braces, read exactly (and, on servers
+# that can constrain decoding, forced with BRACES_REGEX).
+BRACES_INSTRUCTION = ("Answer with exactly one option in 1-3 words inside curly braces, "
+                      "like {your answer}, and nothing else.")
+BRACES_REGEX = r"\{[^{}\n]{1,80}\}"
+ANSWER_FORMATS = ("words", "braces")
 
 # Solved examples for base models, from domains unrelated to most families. Small base
 # models answer a bare "Q:/A:" prompt with rambling sentences; three of these first made
@@ -53,6 +59,7 @@ class PromptStyle:
     instruction: str = INSTRUCTION
     shots: list[tuple[str, str]] = field(default_factory=list)
     system: str | None = None
+    answer_format: str = "words"      # "words" (1-3 words) or "braces" ({answer})
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -62,11 +69,13 @@ class PromptStyle:
     @classmethod
     def from_dict(cls, d: dict) -> "PromptStyle":
         return cls(mode=d.get("mode", "base"), instruction=d.get("instruction", INSTRUCTION),
-                   shots=[tuple(s) for s in d.get("shots", [])], system=d.get("system"))
+                   shots=[tuple(s) for s in d.get("shots", [])], system=d.get("system"),
+                   answer_format=d.get("answer_format", "words"))
 
     def base_prompt(self, prompt: str) -> str:
         line = f"{self.instruction}\n" if self.instruction else ""
-        parts = [f"Q: {q}\n{line}A: {a}\n\n" for q, a in self.shots]
+        braces = self.answer_format == "braces"
+        parts = [f"Q: {q}\n{line}A: {'{' + a + '}' if braces else a}\n\n" for q, a in self.shots]
         parts.append(f"Q: {prompt}\n{line}A:")
         return "".join(parts)
 
@@ -82,8 +91,12 @@ class PromptStyle:
 
 
 def style_for(direct: str, chat_capable: bool, force_base: bool, shots: int,
-              system: str | None) -> PromptStyle:
-    """Chat models get one user message; base models (or ``--base``) get Q:/A: with shots."""
+              system: str | None, answer_format: str = "words") -> PromptStyle:
+    """Chat models get one user message; base models (or ``--base``) get Q:/A: with shots.
+    ``answer_format="braces"`` asks for the answer inside {braces}."""
+    instruction = BRACES_INSTRUCTION if answer_format == "braces" else INSTRUCTION
     if chat_capable and not force_base:
-        return PromptStyle(mode="chat", system=system)
-    return PromptStyle(mode="base", shots=pick_shots(direct, shots))
+        return PromptStyle(mode="chat", system=system, instruction=instruction,
+                           answer_format=answer_format)
+    return PromptStyle(mode="base", shots=pick_shots(direct, shots), instruction=instruction,
+                       answer_format=answer_format)

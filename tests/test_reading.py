@@ -189,3 +189,23 @@ def test_look_alikes_stay_apart(a, b, prompt):
 def test_a_short_name_shared_by_two_full_names_joins_neither():
     matches = cluster_answers(["Williams", "Serena Williams", "Venus Williams"], "Name a tennis player")
     assert len({m.cluster for m in matches}) == 3
+
+
+# ------------------------------------------------------------- --answer-format braces
+
+def test_in_the_braces_format_only_an_answer_in_braces_is_a_pick():
+    matches = cluster_answers(["{Wren}", "Wren", "{neither}", "Easy: {Robin}!"],
+                              "Name a random bird.", answer_format="braces")
+    assert [(m.answer, m.nonpick) for m in matches] == [
+        ("Wren", ""), ("Wren", "refusal"), ("neither", "refusal"), ("Robin", "")]
+
+
+def test_the_braces_format_asks_for_braces_and_shows_them_in_the_examples():
+    from probe.prompting import style_for
+
+    style = style_for("Name a random bird.", chat_capable=False, force_base=True, shots=2,
+                      system=None, answer_format="braces")
+    prompt = style.base_prompt("Name a random bird.")
+    assert "curly braces" in prompt and "A: {" in prompt and prompt.endswith("A:")
+    chat = style_for("Name a random bird.", True, False, 0, None, "braces")
+    assert "curly braces" in chat.messages("Name a random bird.")[-1]["content"]

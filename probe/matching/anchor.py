@@ -40,6 +40,7 @@ class Decision:
     key: Key
     kind: str
     sure: bool = False          # the response is its answer, or a verb of choosing named it
+    unformatted: bool = False   # `--answer-format braces` and no braces: stays a non-pick
     reading: Reading | None = field(default=None, repr=False)
     segment: Segment | None = field(default=None, repr=False)
 
@@ -93,11 +94,16 @@ class Vocabulary:
 
 def first_reading(response: str | None, generic: frozenset[str],
                   options: frozenset[str], question: frozenset[str] = frozenset(),
-                  norm=normalise) -> Decision:
+                  norm=normalise, braces: bool = False) -> Decision:
     """A response's answer from its own sentences alone. ``question`` holds the words of
     the direct prompt: a segment made of them repeats the question ("Pick a number between
     1 and 10? 3.")."""
     reading = read(response)
+    if braces and response and not reading.braced:
+        # `--answer-format braces`: an answer outside braces was not given in the format.
+        text = " ".join(response.split())[:80]
+        return Decision(text, norm(text) or ("braces",), REFUSAL, False, reading,
+                        Segment("", text=text, remark=True), unformatted=True)
 
     def echo(seg: Segment) -> bool:
         key = norm(seg.answer)
@@ -155,7 +161,7 @@ def _surface(text: str, core: Key, generic: frozenset[str], norm=normalise) -> s
 
 def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
     """A first reading checked against the family's candidates."""
-    if d.reading is None or d.kind == EMPTY or d.reading.braced:
+    if d.reading is None or d.kind == EMPTY or d.reading.braced or d.unformatted:
         return d
     seg = d.segment
     if d.kind == REFUSAL and seg is not None and not (seg.listed or seg.remark or not seg.answer):
@@ -230,14 +236,15 @@ def _picked(d: Decision, core: Key, text: str, generic: frozenset[str],
 
 def decide_all(responses: Iterable[str | None], generic: frozenset[str],
                options: frozenset[str], prompt: str = "",
-               declared: Iterable[Key] = (), norm=normalise) -> dict[str | None, Decision]:
+               declared: Iterable[Key] = (), norm=normalise,
+               braces: bool = False) -> dict[str | None, Decision]:
     """Every distinct response's decision, reading each against the whole family: the
     result does not depend on the order the responses come in."""
     first: dict[str | None, Decision] = {}
     question = question_words(prompt)
     for r in responses:
         if r not in first:
-            first[r] = first_reading(r, generic, options, question, norm)
+            first[r] = first_reading(r, generic, options, question, norm, braces)
     vocab = Vocabulary(generic, prompt, norm)
     for key in declared:
         vocab.add(key, 2)

@@ -296,7 +296,9 @@ def _key_of(d: Decision) -> tuple[Key, str]:
 class Canonicalizer:
     """Maps answers of one family onto canonical forms as they arrive (the live view)."""
 
-    def __init__(self, prompt: str = "", answers: dict[str, list[str]] | None = None):
+    def __init__(self, prompt: str = "", answers: dict[str, list[str]] | None = None,
+                 answer_format: str = "words"):
+        self.braces = answer_format == "braces"
         self.generic = generic_words(prompt)
         self.options = prompt_options(prompt)
         self.answers = answers or {}
@@ -311,7 +313,7 @@ class Canonicalizer:
         """Place one response; later calls see it as an answer already seen (and read
         unsure responses against the answers seen so far)."""
         d = revise(first_reading(response, self.generic, self.options, self.question,
-                                 self.norm), self.vocab, self.generic)
+                                 self.norm, self.braces), self.vocab, self.generic)
         if d.kind == "" and d.key and d.sure:
             self.vocab.add(d.key)
         answer = d.answer
@@ -341,13 +343,16 @@ class Canonicalizer:
 
 
 def cluster_answers(responses: Sequence[str | None], prompt: str = "",
-                    answers: dict[str, list[str]] | None = None) -> list[Match]:
-    """Match a whole set of responses at once; the result does not depend on their order."""
+                    answers: dict[str, list[str]] | None = None,
+                    answer_format: str = "words") -> list[Match]:
+    """Match a whole set of responses at once; the result does not depend on their order.
+    With ``answer_format="braces"`` only an answer inside {braces} is a pick."""
     generic, options = generic_words(prompt), prompt_options(prompt)
     norm = keyer(prompt)
     declared = [norm(a) for canonical, aliases in (answers or {}).items()
                 for a in [canonical, *aliases]]
-    decisions = decide_all(responses, generic, options, prompt, [k for k in declared if k], norm)
+    decisions = decide_all(responses, generic, options, prompt, [k for k in declared if k], norm,
+                           answer_format == "braces")
     seen: dict[str | None, tuple[str, Key, str]] = {
         r: (d.answer, *_key_of(d)) for r, d in decisions.items()}
     counts: Counter = Counter(seen[r][1] for r in responses if seen[r][1])
