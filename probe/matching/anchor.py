@@ -40,9 +40,9 @@ class Decision:
     key: Key
     kind: str
     sure: bool = False          # the response is its answer, or a verb of choosing named it
-    unformatted: bool = False   # `--answer-format braces` and no braces: stays a non-pick
     reading: Reading | None = field(default=None, repr=False)
     segment: Segment | None = field(default=None, repr=False)
+    unformatted: bool = False   # `--answer-format braces` and no braces: stays a non-pick
 
 
 def _core(key: Key, generic: frozenset[str]) -> Key:
