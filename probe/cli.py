@@ -373,7 +373,8 @@ def import_dataset(prompts, framings, out) -> None:
 @click.option("--format", "fmt", type=click.Choice(["deepbias"]), default="deepbias",
               show_default=True)
 @click.option("--out", type=click.Path(), default=None,
-              help="A file, or a folder for one <model>.jsonl per model (default: stdout).")
+              help="A file (runs.jsonl), or a folder for one <model>.jsonl per model: one "
+                   "that exists, or a new name without an extension (default: stdout).")
 @click.option("--result", "which", type=click.Choice(["sampled", "latest"]), default="sampled",
               show_default=True,
               help="The result as sampled, or a run's newest re-score after answer edits "

@@ -14,13 +14,11 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from probe import family as fam_mod
-from probe.answer_edits import merge, split
+from probe.answer_edits import merge, split, same_word
 from probe.errors import ProbeError
-from probe.family import Family
-from probe.matching import normalise
 from probe.paths import families_dir
+from probe.verdict import AnswerGroup, answer_groups
 from screens.dialogs import Choice
-from screens.run_display import form_counts, why_words
 from screens.tables import RowTable, cursor_key, fit_columns
 
 
@@ -39,6 +37,11 @@ class AnswerEditing:
                         severity="warning")
             return
         if self.run_id is None:
+            return
+        if self.settings.rule == "reference":
+            self.notify("This run is scored with the reference rule, which clusters answers "
+                        "itself and ignores the family's aliases: a merge or split would not "
+                        "change its result.", severity="warning", timeout=10)
             return
         try:
             path = self.family.path or fam_mod.path_for(self.family.name, families_dir())
@@ -69,32 +72,20 @@ class AnswerEditing:
         self.app.push_screen(Choice("\n".join(lines), choices), answer)
 
     def _apply_edit(self, edit, note: str, path) -> bool:
-        store = self.app.store  # type: ignore[attr-defined]
-        earlier = store.answer_edits(self.family.name)
-        record = None
-        if path is not None:
-            # The file as it is now on disk, so edits made to it meanwhile are kept.
-            try:
-                on_disk = fam_mod.load(path) if path.exists() else \
-                    Family(self.family.name, self.family.direct, list(self.family.framings),
-                           {k: list(v) for k, v in self.family.answers.items()})
-                record = edit(on_disk.answers, earlier)
-                fam_mod.save(on_disk, path)
-            except (ProbeError, OSError) as exc:
-                self.notify(f"The family file was not changed: {exc}", severity="error",
-                            timeout=10)
-                return False
-        run_record = edit(self.family.answers, earlier)
-        self._reset_live()
-        scored = self.live.final()          # order-free, as the runner stores a result
-        version = store.save_result(
-            self.run_id, scored.scores, kind="rescored", note=note, family=self.family,
-            canonicals=[[r.kind, r.idx, m.canonical, m.reason] for r, m in scored.matches],
-            edit=record or run_record)
+        from probe.services import apply_answer_edit
+
+        try:
+            done = apply_answer_edit(self.app.store, self.run_id, self.family,  # type: ignore
+                                     self.settings, edit, note, path)
+        except ProbeError as exc:
+            self.notify(str(exc)[:1].upper() + str(exc)[1:], severity="error", timeout=10)
+            return False
+        self.family, self.scored = done.family, done.scored
         self._load_versions()
         self.tick()
         where = f" and saved to {path}" if path is not None else " (family file unchanged)"
-        self.notify(f"Re-scored as result v{version}{where}; the result as sampled is kept.")
+        self.notify(f"Re-scored as result v{done.version}{where}; the result as sampled is "
+                    "kept.")
         return True
 
 
@@ -131,27 +122,20 @@ class AnswersScreen(ModalScreen[None]):
         table.add_column("answer", key="answer")
         table.add_column("direct", key="direct")
         table.add_column("framed", key="framed")
+        table.add_column("counts", key="counts")
         table.add_column("surface forms", key="forms")
         self.refresh_table()
 
     def on_resize(self) -> None:
         # The box is 95% of the screen, less its border and padding.
         fit_columns(self.query_one("#answers", DataTable), int(self.size.width * 0.95) - 4,
-                    {"mark": 1, "direct": 6, "framed": 6}, {"answer": 1.0, "forms": 1.6})
+                    {"mark": 1, "direct": 6, "framed": 6, "counts": 6},
+                    {"answer": 1.0, "forms": 1.6})
 
-    def clusters(self) -> dict[str, dict]:
-        out: dict[str, dict] = {}
-        times = form_counts(self.run_screen.scored.matches)
-        for r, m in self.run_screen.scored.matches:
-            if not m.canonical:
-                continue
-            c = out.setdefault(m.canonical, {"direct": 0, "framed": 0, "forms": {},
-                                             "nonpick": False})
-            c[r.kind] += 1
-            c["nonpick"] |= m.refusal
-            c["forms"].setdefault(m.answer, set()).add(why_words(
-                m.answer, m.canonical, m.reason, times[normalise(m.answer)]))
-        return out
+    def clusters(self) -> dict[str, AnswerGroup]:
+        """The answers of the result the run view shows, as it counts them."""
+        return {g.name: g for g in answer_groups(self.run_screen.scored,
+                                                 self.run_screen.settings.rule)}
 
     def refresh_table(self) -> None:
         """Rebuild after a merge or split, keeping the cursor on the same answer."""
@@ -160,15 +144,15 @@ class AnswersScreen(ModalScreen[None]):
         table.clear()
         clusters = self.clusters()
         self.marked &= set(clusters)
-        for name, c in sorted(clusters.items(),
-                              key=lambda kv: -(kv[1]["direct"] + kv[1]["framed"])):
+        for name, c in clusters.items():
             # Text cells: DataTable would parse a plain str as markup.
             # ⊘: a refusal or an echo of the question — shown, never counted as a pick.
-            label = Text(name) + (Text(" ⊘", style="dim") if c["nonpick"] else Text(""))
+            label = Text(name) + (Text(" ⊘", style="dim") if c.nonpick else Text(""))
             label.overflow = "ellipsis"          # a long answer or form list ends in …
-            table.add_row("●" if name in self.marked else " ", label, str(c["direct"]),
-                          str(c["framed"]), Text(", ".join(c["forms"]), overflow="ellipsis"),
-                          key=name)
+            table.add_row("●" if name in self.marked else " ", label, str(c.direct),
+                          str(c.framed), Text(c.counts_text, style="green" if c.counts
+                                              else "dim"),
+                          Text(", ".join(c.forms), overflow="ellipsis"), key=name)
         if keep in clusters:
             table.move_cursor(row=table.get_row_index(keep))
         self.show_detail()
@@ -184,8 +168,12 @@ class AnswersScreen(ModalScreen[None]):
         if name is None:
             detail.update("")
             return
-        forms = self.clusters().get(name, {}).get("forms", {})
-        lines = [f"[b]{escape(name)}[/b] — surface forms and why they joined:"]
+        group = self.clusters().get(name)
+        forms = group.forms if group else {}
+        counts = ("not a pick: counted for neither rate" if group and group.nonpick else
+                  f"counts toward {' and '.join(sorted(group.counts))}" if group and group.counts
+                  else "counts toward neither rate")
+        lines = [f"[b]{escape(name)}[/b] ({counts}) — surface forms and why they joined:"]
         lines += [f"  {escape(form)}  [dim]{', '.join(sorted(reasons))}[/dim]"
                   for form, reasons in forms.items()]
         detail.update("\n".join(lines))
@@ -219,7 +207,7 @@ class AnswersScreen(ModalScreen[None]):
                         severity="warning")
             return
         clusters = self.clusters()
-        forms = {src: list(clusters.get(src, {}).get("forms", {})) for src in sources}
+        forms = {src: list(clusters[src].forms) if src in clusters else [] for src in sources}
 
         def edit(answers, _edits):
             return merge(answers, target, forms)
@@ -232,12 +220,12 @@ class AnswersScreen(ModalScreen[None]):
 
     def action_split(self) -> None:
         name = self.selected()
-        all_forms = [f for f in self.clusters().get(name or "", {}).get("forms", {})
+        group = self.clusters().get(name or "")
+        all_forms = [f for f in (group.forms if group else {})
                      if f.casefold() != (name or "").casefold()]
         # A form the matcher reads as the very same word as the answer ("Rubies" for Ruby,
         # "the Monarch") cannot stand apart: splitting it would only rename the answer.
-        own = normalise(name or "")
-        forms = [f for f in all_forms if normalise(f) != own]
+        forms = [f for f in all_forms if not same_word(f, name or "")]
         if not forms:
             self.notify(f"Every surface form of {name} is the same word to the matcher "
                         "(plural, case, article or spelling): nothing to split."

@@ -27,6 +27,8 @@ class ReportRequest:
     model_a: str | None = None
     model_b: str | None = None
     annotate: bool = False
+    intervals: bool = True           # Wilson intervals as error bars on the scatter
+    summaries: bool = True           # False: only the answer distributions
 
 
 @dataclass
@@ -121,14 +123,14 @@ def _summaries(store: Store, req: ReportRequest, rows: list[dict], report: Repor
 def write_report(store: Store, req: ReportRequest) -> Report:
     if bool(req.model_a) != bool(req.model_b):
         raise BadInput("give both --a MODEL and --b MODEL for the agreement figure.")
-    rows = data.chart_rows(store, req.models)
+    rows = data.chart_rows(store, req.models) if req.summaries else []
     if not rows and not req.family and req.run_id is None:
         data.require_rows(store, req.models)          # says there is nothing to draw
     report = Report()
     figures = _answers(store, req, report)
     if rows:
         figures += _summaries(store, req, rows, report)
-    else:
+    elif req.summaries:
         report.notes.append("breakdown, DR vs FR, agreement and thresholds left out: no "
                             "finished runs.")
     try:
