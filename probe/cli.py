@@ -13,10 +13,11 @@ from pathlib import Path
 import click
 
 from probe import __version__
-from probe.cli_guard import check_text_params, positive_seconds, run_main
+from probe.cli_guard import check_text_params, run_main
+from probe.cli_options import (REFERENCE_HELP, RunOptions, SamplingOptions, click_options,
+                               from_params)
 from probe.errors import BadInput, ProbeError
 from probe.reading import terminal_safe
-from probe.limits import REQUEST_TIMEOUT_S
 
 
 def _fail(err: ProbeError) -> None:
@@ -82,13 +83,8 @@ def tui(model: str | None, db_path: str) -> None:
     importlib.import_module("screens.app").run_app(model=model, db_path=db_path)
 
 
-_REFERENCE_HELP = ("Score as the paper's released code does: its matcher (lemmas, stems, "
-                   "containment, MiniLM embeddings), non-picks counted as answers, Deep on "
-                   "π > 0.40 alone.")
-
-
 def _reference_option(f):
-    return click.option("--reference", is_flag=True, help=_REFERENCE_HELP)(f)
+    return click.option("--reference", is_flag=True, help=REFERENCE_HELP)(f)
 
 
 # ------------------------------------------------------------------ score
@@ -227,60 +223,14 @@ def _match_pairs(path: Path) -> None:
 
 # -------------------------------------------------------------------- run
 
-_MODEL_AND_SAMPLING = [
-    click.option("--model", default=None, help="A .gguf file, a folder with config.json, a "
-                 "hub id in the local cache, or a served name (default: Gemma 3 270M)."),
-    click.option("--backend", type=click.Choice(["auto", "transformers", "llama", "openai"]),
-                 default="auto", show_default=True),
-    click.option("--base-url", default=None,
-                 help="OpenAI-compatible server (with --backend openai)."),
-    click.option("--api-key-env", default=None, metavar="VAR",
-                 help="Environment variable holding the server's API key (never stored)."),
-    click.option("--timeout", default=REQUEST_TIMEOUT_S, show_default=True, type=float,
-                 callback=positive_seconds,
-                 help="Seconds per request to the server, in total (with --backend openai)."),
-    click.option("--samples", default=30, show_default=True, help="Direct samples (N)."),
-    click.option("--temperature", default=0.6, show_default=True),
-    click.option("--max-tokens", default=25, show_default=True),
-    click.option("--seed", type=int, default=None,
-                 help="Fix the seed (same seed, same CPU run); by default each run draws a "
-                 "fresh one and records it."),
-    click.option("--base", is_flag=True,
-                 help="Base-model prompting even if a chat template exists."),
-    click.option("--shots", default=3, show_default=True, help="Solved examples in base mode."),
-    click.option("--trust-remote-code", is_flag=True, help="Let a model run its own code."),
-    click.option("--allow-pickle", is_flag=True, help="Load pickle checkpoints (can run code)."),
-]
-
-
-def _model_and_sampling_options(f):
-    """The options `probe run` and `probe batch` share: which model, and how to sample."""
-    for option in reversed(_MODEL_AND_SAMPLING):
-        f = option(f)
-    return f
-
-
 @cli.command()
 @click.argument("family", required=False)
-@_model_and_sampling_options
-@click.option("--system", type=click.Path(dir_okay=False), help="System prompt file (chat).")
-@click.option("--quick", is_flag=True, help="Stop once the label is settled (95%).")
-@click.option("--resume", type=int, default=None, metavar="RUN_ID",
-              help="Finish a cancelled or killed run.")
-@click.option("--json", "as_json", is_flag=True, help="Print only the JSON record on stdout.")
-@click.option("--dr-threshold", default=0.65, show_default=True)
-@click.option("--pi-threshold", default=0.40, show_default=True)
-@_reference_option
-@_db_option
-def run(family, model, backend, base_url, api_key_env, timeout, samples, temperature,
-        max_tokens, seed, base, shots, system, quick, resume, as_json, trust_remote_code,
-        allow_pickle, dr_threshold, pi_threshold, reference, db_path) -> None:
+@click_options(RunOptions)
+def run(**params) -> None:
     """Sample FAMILY on a local model, store every sample, print DR, FR, π and the label."""
     from probe.cli_run import run_command
 
-    run_command(family, model, backend, samples, temperature, max_tokens, seed, base, shots,
-                system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold, base_url, api_key_env, reference, timeout)
+    run_command(from_params(RunOptions, params))
 
 
 @cli.command()
@@ -296,7 +246,7 @@ def models(as_json: bool) -> None:
 
 @cli.command()
 @click.argument("families", nargs=-1)
-@_model_and_sampling_options
+@click_options(SamplingOptions)
 @click.option("--resume", type=int, default=None, metavar="BATCH_ID",
               help="Finish an interrupted batch.")
 @click.option("--json", "as_json", is_flag=True,

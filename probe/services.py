@@ -19,17 +19,17 @@ from probe.store import Store
 
 def open_model(spec: str | None, backend: str = "auto", *, base_url: str | None = None,
                threads: int | None = None, progress: Callable[[str, float], None] | None = None,
-               announce: Callable[[str], None] | None = None, **engine_options):
+               announce: Callable | None = None, **engine_options):
     """Resolve a model spec, make its engine and load it: ``(ModelSpec, Backend)``.
 
-    ``announce`` hears the model's name before the (slow) load; ``progress`` the engine's
+    ``announce`` hears the resolved model (its name, engine) before the (slow) load; ``progress`` the engine's
     own steps. ``engine_options`` go to the engine (seed, chat, trust_remote_code…)."""
     from probe.backends import make_backend, resolve
 
     resolved = resolve(spec or None, backend, base_url)
     engine = make_backend(resolved, threads=threads, **engine_options)
     if announce is not None:
-        announce(resolved.display)
+        announce(resolved)
     engine.load(progress) if progress is not None else engine.load()
     return resolved, engine
 

@@ -94,11 +94,11 @@ class ProbeApp(App):
             else:
                 from probe.services import open_model
 
-                def named(display: str) -> None:
+                def named(resolved) -> None:
                     # Named as it will be stored from here on: Home shows this model's last
                     # labels while it loads, not "—" beside them under "other models".
-                    self.model_display = display
-                    self.post_message(ModelLoading(f"loading {display}", 0.1))
+                    self.model_display = resolved.display
+                    self.post_message(ModelLoading(f"loading {resolved.display}", 0.1))
 
                 # Leave one core to the interface: with every core sampling, a key's
                 # repaint waited behind the model (p95 94 ms vs 40 ms on 2 cores).
