@@ -19,7 +19,7 @@ class Exported:
     notes: list[str] = field(default_factory=list)
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     return re.sub(r"[^\w.-]+", "-", text).strip("-.").lower()[:80] or "family"
 
 
@@ -31,7 +31,7 @@ def export_family(store: Store, family: str, run_id: int, root: Path) -> Exporte
     from probe.export import export_to
     from probe.pooling import pooled, pools, reframings_csv, reframings_json
 
-    out = Exported(root / _slug(family))
+    out = Exported(root / slug(family))
     ensure_folder(out.folder)
     report = write_report(store, ReportRequest(out.folder / "figures", formats=("svg", "png"),
                                                run_id=run_id, summaries=False))

@@ -126,6 +126,21 @@ def one_line(settings, model: str | None = None, model_hash: str | None = None,
                       if s.key not in skip)
 
 
+def short_line(settings) -> str:
+    """The settings that most often differ, for a table cell: ``N 30 · T 0.6 · base 3 ·
+    probe`` (answer format and other keys are in the full line)."""
+    values = flat(settings)
+    mode = values.get("mode", "?").split(" ")[0]
+    if mode == "base" and "shots" in values:
+        mode += f" {values['shots']}"
+    parts = [f"N {values['samples']}" if "samples" in values else "",
+             f"T {values['temperature']}" if "temperature" in values else "", mode,
+             values["rule"]]
+    if "answer_format" in values:
+        parts.append(values["answer_format"])
+    return " · ".join(p for p in parts if p and p != "?")
+
+
 def measurement_key(settings, model: str, model_hash: str | None) -> tuple:
     """What two runs must share to count as repeats of one measurement."""
     values = flat(settings, model, model_hash)

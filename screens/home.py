@@ -19,10 +19,11 @@ from textual.widgets.option_list import Option
 from probe import family as fam_mod
 from probe.errors import ProbeError
 from probe.metrics import LABEL_TEXT
-from probe.paths import families_dir
+from probe.paths import families_dir, models_dir
 from probe.runner import RunSettings
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
+from screens.fit import fit_line
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
 def prompt_cell(prompts: list[str]):
@@ -50,9 +51,15 @@ class ModelPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
             yield Static("[b]Choose a model[/b]  (enter to load, escape to cancel)")
-            options = [Option(f"{m['engine']:<13} {m['name']}  [dim]{m['size'] / 1e6:,.0f} MB"
-                              f"[/dim]", id=str(i)) for i, m in enumerate(self.models)]
+            options = [Option(f"{m['engine']:<13} {escape(m['name'])}  [dim]"
+                              f"{m['size'] / 1e6:,.0f} MB[/dim]", id=str(i))
+                       for i, m in enumerate(self.models)]
             yield OptionList(*options, id="model-list")
+            yield Static(f"[dim]To add one: put a .gguf file or a model folder (with "
+                         f"config.json) in {escape(str(models_dir()))}/ (PROBE_MODELS names "
+                         "another folder; PROBE_MODEL_DIRS adds more), or a model in the "
+                         "Hugging Face cache; then press m again. probe models lists the "
+                         "same.[/dim]", id="picker-hint")
 
     @on(OptionList.OptionSelected)
     def chosen(self, event: OptionList.OptionSelected) -> None:
@@ -60,12 +67,15 @@ class ModelPicker(ModalScreen[str | None]):
 
 
 class HomeScreen(Screen):
+    # Help comes first and the model's key lives in the status line ("m to change"): at
+    # 80 columns the footer keeps what is not said anywhere else.
     BINDINGS = [
-        Binding("r", "run", "Run"),
+        Binding("question_mark", "app.help", "Help"),
+        Binding("r", "run", "Run", key_display="r/⏎"),
         Binding("n", "new", "New"),
         Binding("e", "edit", "Edit"),
         Binding("h", "history", "History"),
-        Binding("m", "model", "Model"),
+        Binding("m", "model", "Model", show=False),
         Binding("g", "charts", "Charts"),
         Binding("s", "settings", "Settings"),
     ]
@@ -106,6 +116,8 @@ class HomeScreen(Screen):
         return tuple(out)
 
     def on_resize(self) -> None:
+        self.query_one(Footer).compact = self.size.width < 110
+        self.update_model_status()
         app = self.app
         longest = max((len(f.name) for f in app.families.values()), default=6)
         fit_columns(self.query_one("#families", DataTable), self.size.width,
@@ -181,12 +193,18 @@ class HomeScreen(Screen):
         self.query_one("#model-status", Static).update(app.model_status_text())
         s = app.run_settings
         seed = "fresh seed each run" if s.seed is None else f"seed {s.seed}"
-        extras = [x for x in ("base prompts" if s.base else "", "quick check" if s.quick
-                              else "", f"{s.rule} rule" if s.rule != "probe" else "") if x]
+        # What the next runs use, fitted: the rule and the counts stay, the reminders go.
+        parts = [(9, f"runs: {s.samples} direct samples"), (8, f"T {s.temperature:g}"),
+                 (7, f"{s.rule} rule"), (5, seed),
+                 (4, f"DR > {s.dr_threshold:g}, π > {s.pi_threshold:g}")]
+        if s.base:
+            parts.append((6, f"base prompts, {s.shots} shots"))
+        if s.quick:
+            parts.append((6, "quick check"))
+        parts.append((3, "(s: settings)"))
+        width = max(20, (self.size.width or 80) - 2)
         self.query_one("#settings-line", Static).update(
-            f" [dim]runs: {s.samples} direct samples · T {s.temperature:g} · {seed}"
-            f" · DR > {s.dr_threshold:g}, π > {s.pi_threshold:g}"
-            f"{' · ' + ' · '.join(extras) if extras else ''}  (s: settings)[/dim]")
+            f" [dim]{escape(fit_line(parts, width, sep=' · '))}[/dim]")
 
     def selected_family(self):
         app = self.app
@@ -236,7 +254,7 @@ class HomeScreen(Screen):
 
         def chosen(settings: RunSettings | None) -> None:
             if settings is not None:
-                app.run_settings = settings
+                app.set_run_settings(settings)
                 self.update_model_status()
 
         app.push_screen(SettingsScreen(app.run_settings), chosen)
@@ -270,4 +288,9 @@ class HomeScreen(Screen):
 
     @on(DataTable.RowSelected, "#families")
     def row_chosen(self) -> None:
+        # Enter runs, as r does: said, so a run never starts unannounced.
+        key, fam = self.selected_family()
+        if fam is not None:
+            self.notify(f"enter runs the selected family ({fam.name}), as r does; "
+                        "e edits it, h shows past runs.", timeout=6, markup=False)
         self.action_run()

@@ -154,9 +154,11 @@ def test_seed_ending_and_samples_are_shown(isolated):
         async with app.run_test(size=(160, 45)) as pilot:
             await pilot.press("h")
             assert isinstance(app.screen, HistoryScreen)
-            row = [str(c) for c in app.screen.query_one("#runs", DataTable).get_row_at(0)]
-            assert row[4] == "quick check" and row[6] == "11"
-            assert row[5] == f"{quick.samples_used}/60"
+            cells = app.screen.query_one("#runs", DataTable).get_row_at(0)
+            row = dict(zip(app.screen.columns, map(str, cells)))
+            assert row["ended"] == "quick check" and row["seed"] == "11"
+            assert row["samples"] == f"{quick.samples_used}/60"
+            assert row["settings"] == "N 30 · T 0.6 · base 3 · probe"
             await pilot.press("enter")
             title = str(app.screen.query_one("#run-title", Static).render())
             assert "seed 11" in title and "quick check" in title
