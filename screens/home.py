@@ -24,6 +24,7 @@ from probe.runner import RunSettings
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
 from screens.fit import fit_line
+from screens.home_pooled import PooledColumn
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
 def prompt_cell(prompts: list[str]):
@@ -66,7 +67,7 @@ class ModelPicker(ModalScreen[str | None]):
         self.dismiss(self.models[int(event.option.id)]["spec"])
 
 
-class HomeScreen(Screen):
+class HomeScreen(PooledColumn, Screen):
     # Help comes first and the model's key lives in the status line ("m to change"): at
     # 80 columns the footer keeps what is not said anywhere else.
     BINDINGS = [
@@ -120,9 +121,11 @@ class HomeScreen(Screen):
         self.update_model_status()
         app = self.app
         longest = max((len(f.name) for f in app.families.values()), default=6)
+        pooled = {"pooled": 1.0} if self.repeats else {}
         fit_columns(self.query_one("#families", DataTable), self.size.width,
                     {"family": min(max(longest, 6) + 1, 24), "framings": 8, "label": 16},
-                    {"prompt": 1.3, "others": 1.0}, minimum=len("other models"))
+                    {"prompt": 1.3, "others": 1.0, **pooled},
+                    minimum=9 if pooled else len("other models"))
 
     def on_screen_resume(self) -> None:
         self.refresh_families()
@@ -136,6 +139,7 @@ class HomeScreen(Screen):
         keep = cursor_key(table)
         keep_row = table.cursor_row
         table.clear()
+        self.sync_pooled_column()
         labels = app.store.last_labels()
         by_family: dict[str, list[str]] = {}
         for (name, model), r in labels.items():
@@ -148,6 +152,7 @@ class HomeScreen(Screen):
             return here, Text(" · ".join(by_family.get(name, [])), style="dim")
 
         app.families = {}
+        rows: dict[str, str] = {}
         self.errors: dict[str, str] = {}
         found = fam_mod.discover(families_dir())
         prompt = prompt_cell([f.direct for _, f in found if not isinstance(f, ProbeError)])
@@ -156,11 +161,12 @@ class HomeScreen(Screen):
                 self.errors[str(path)] = str(fam)
                 table.add_row(Text(path.stem), "—", Text(str(fam), style="red",
                                                          overflow="ellipsis"), "", "",
-                              key=str(path))
+                              *self.pooled_cell(""), key=str(path))
                 continue
             app.families[str(path)] = fam
             table.add_row(Text(fam.name), str(len(fam.framings)), prompt(fam.direct),
-                          *label_cells(fam.name), key=str(path))
+                          *label_cells(fam.name), *self.pooled_cell(fam.name), key=str(path))
+            rows[fam.name] = str(path)
         for name in app.store.family_names():
             if not any(f.name == name for f in app.families.values()):
                 run = app.store.runs(family=name, limit=1)
@@ -170,11 +176,13 @@ class HomeScreen(Screen):
                     app.families[key] = fam
                     table.add_row(Text(name) + Text(" (db)", style="dim"),
                                   str(len(fam.framings)), prompt(fam.direct), *label_cells(name),
-                                  key=key)
+                                  *self.pooled_cell(name), key=key)
+                    rows[name] = key
         if table.row_count and not move_to_key(table, keep):
             table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))
         self.on_resize()
         self.show_hint()
+        self.fill_pooled(rows)
 
     @on(DataTable.RowHighlighted, "#families")
     def show_hint(self) -> None:
