@@ -201,6 +201,10 @@ class HistoryScreen(PooledView, Screen):
     def row_chosen(self) -> None:
         self.action_open()
 
+    @on(DataTable.RowSelected, "#pools")
+    def pool_chosen(self) -> None:
+        self.open_pool()
+
     def action_mark(self) -> None:
         # The mark cell changes in place: the cursor stays on the row the user chose.
         key = self.selected()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rich.markup import escape
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -82,7 +82,7 @@ class PooledView:
                                               overflow="ellipsis"), key=str(i))
         if keep is not None and keep.isdigit() and int(keep) < table.row_count:
             table.move_cursor(row=int(keep))
-        self._score_pools(list(found))
+        self._score_pools(found)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="pools",
           description="pooling repeat runs")
@@ -115,10 +115,6 @@ class PooledView:
             self.notify(str(exc), severity="error")
             return
         self.app.push_screen(ReframingsScreen(result))
-
-    @on(DataTable.RowSelected, "#pools")
-    def pool_chosen(self) -> None:
-        self.open_pool()
 
 
 class ReframingsScreen(Screen):
