@@ -365,18 +365,22 @@ def export(run_ids, model, fmt, out, which, db_path) -> None:
 @click.option("--b", "model_b", default=None, metavar="MODEL",
               help="With --a: the second model; the π bins use its runs.")
 @click.option("--annotate", is_flag=True, help="Write family names beside the scatter's points.")
+@click.option("--no-intervals", is_flag=True,
+              help="Leave out the scatter's 95% Wilson intervals (error bars).")
 @_db_option
 def report(out, models, formats, dpi, family, run_id, model_a, model_b, annotate,
-           db_path) -> None:
+           no_intervals, db_path) -> None:
     """The paper's figures from stored finished runs, as SVG, PNG and PDF, plus one
     self-contained HTML page: answer distributions of one family, the bias-type breakdown
-    per model, DR vs FR, agreement by π bin of two models, and threshold sensitivity."""
+    per model, DR vs FR, agreement by π bin of two models, and threshold sensitivity.
+    Repeat runs that measured alike are pooled; the page says which runs stand for each
+    family."""
     # matplotlib loads here and only here (~0.4 s): `probe --help` stays instant.
     from probe.charts.write import ReportRequest, parse_formats, write_report
     from probe.store import Store
 
     req = ReportRequest(Path(out), tuple(models), parse_formats(formats), dpi, family,
-                        run_id, model_a, model_b, annotate)
+                        run_id, model_a, model_b, annotate, intervals=not no_intervals)
     result = write_report(Store(db_path, must_exist=True), req)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)

@@ -9,7 +9,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from probe.charts.data import Bar, RunAnswers
-from probe.charts.style import NONPICK, NONPICK_HATCH, PICK, TOP, new_figure, short, styled
+from probe.charts.style import (NONPICK, NONPICK_HATCH, PICK, TOP, new_figure, short, styled,
+                                wrapped)
 from probe.metrics import LABEL_TEXT
 
 NONPICK_NOTE = "non-pick (refusal, echo, empty)"
@@ -52,7 +53,7 @@ def _title(run: RunAnswers) -> str:
             f"π = {run.pi:.2f}, top answer {short(run.top_answer)}")
     if run.partial:
         text += f"  [{run.status} run: partial]"
-    return text
+    return wrapped(text, 80, 3)
 
 
 @styled
@@ -61,7 +62,7 @@ def answers_figure(family: str, runs: Sequence[RunAnswers]) -> Figure:
     sides; non-picks grey and hatched, after the picks."""
     rows = [max(len(r.direct), len(r.framed), 1) for r in runs]
     fig = new_figure(9.0, sum(0.26 * n + 1.3 for n in rows) + 0.6)
-    title = f"Answer distributions: {family}"
+    title = wrapped(f"Answer distributions: {family}", 70, 2)
     if len(runs) == 1:
         title += "\n" + _title(runs[0])
     fig.suptitle(title, fontweight="bold")
