@@ -51,9 +51,10 @@ def _samples(n: int) -> str:
 def _title(run: RunAnswers) -> str:
     text = (f"{run.model} (run {run.run_id}): {LABEL_TEXT[run.label]}, "
             f"π = {run.pi:.2f}, top answer {short(run.top_answer)}")
+    text = wrapped(text, 80, 2)
     if run.partial:
-        text += f"  [{run.status} run: partial]"
-    return wrapped(text, 80, 3)
+        text += f"\n[{run.status} run: partial]"
+    return text
 
 
 @styled
