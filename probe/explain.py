@@ -158,7 +158,11 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
                     " pooled)") if n_framings else ""
             advice.append(f"about {_about(n)} more reframings would settle FR{runs}")
         elif s.n_framed:
-            advice.append("more reframings alone won't settle it")
+            # π already clear of its threshold, or a label DR alone decides: FR is not
+            # where the doubt is.
+            fr_idle = pi.settled or (rule != "reference" and s.label == NON_BIAS)
+            advice.append("more reframings won't help" if fr_idle else
+                          "more reframings alone won't settle it")
         if more_d is not None:
             advice.append(f"about {_about(_samples_for(s.n_direct, s.direct_total, more_d))} "
                           "more direct samples would settle it")
@@ -172,6 +176,8 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
             advice.append(f"about {_about(both)} more on each side would settle it"
                           if both is not None else
                           "a value sits on its threshold: more samples may never settle it")
+    # What would settle it first; what would not, after.
+    advice.sort(key=lambda a: "would" not in a)
     return Explanation(s.label, s.p_label, rule, checks, reason, doubt, advice)
 
 

@@ -17,10 +17,10 @@ def shorten(text: str, room: int) -> str:
     return text[:max(room - 1, 1)] + "…"
 
 
-def fit_line(parts: list[tuple[int, str]], width: int, sep: str = "   ") -> str:
-    """Join ``(priority, markup)`` parts with ``sep``, leaving out the lowest priority
-    (the later one among equals) until the line fits in ``width`` cells; the order of the
-    parts that stay is kept."""
+def fit_parts(parts: list[tuple[int, str]], width: int, sep: str = "   "
+              ) -> list[tuple[int, str]]:
+    """The ``(priority, markup)`` parts that fit in ``width`` cells joined by ``sep``: the
+    lowest priority (the later one among equals) goes first; the order is kept."""
     kept = list(range(len(parts)))
 
     def length() -> int:
@@ -29,7 +29,12 @@ def fit_line(parts: list[tuple[int, str]], width: int, sep: str = "   ") -> str:
     while len(kept) > 1 and length() > width:
         drop = min(kept, key=lambda i: (parts[i][0], -i))
         kept.remove(drop)
-    return sep.join(parts[i][1] for i in kept)
+    return [parts[i] for i in kept]
+
+
+def fit_line(parts: list[tuple[int, str]], width: int, sep: str = "   ") -> str:
+    """``fit_parts`` joined into one line."""
+    return sep.join(text for _, text in fit_parts(parts, width, sep))
 
 
 def plain(text: str) -> str:

@@ -157,7 +157,7 @@ class HistoryScreen(PooledView, Screen):
         """The highlighted run's settings, every one it stored, under the table."""
         detail = self.query_one("#run-detail", Static)
         key = self.selected()
-        if key is None or self.showing_pools:
+        if key is None or self.showing_pools or self.query_one("#compare", Static).display:
             detail.display = False
             return
         run = self.app.store.run(parse_key(key)[0])  # type: ignore[attr-defined]
@@ -229,6 +229,8 @@ class HistoryScreen(PooledView, Screen):
         box = self.query_one("#compare", Static)
         box.update(compare_text(self.app.store, a, b))
         box.display = True
+        # The comparison names both runs' settings; the one run's line makes room for it.
+        self.query_one("#run-detail", Static).display = False
 
 
 def _planned(r: dict) -> int | None:

@@ -27,6 +27,10 @@ from screens.fit import fit_line
 from screens.home_pooled import PooledColumn
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
+HEADERS = {"family": "family", "framings": "framings", "prompt": "direct prompt",
+           "label": "last label", "pooled": "pooled runs", "others": "other models"}
+
+
 def prompt_cell(prompts: list[str]):
     """How a family's direct prompt reads in its column: the words every family starts
     with ("Choose a random") are left out, so a narrow column shows what differs."""
@@ -68,6 +72,7 @@ class ModelPicker(ModalScreen[str | None]):
 
 
 class HomeScreen(PooledColumn, Screen):
+    columns: tuple = ()
     # Help comes first and the model's key lives in the status line ("m to change"): at
     # 80 columns the footer keeps what is not said anywhere else.
     BINDINGS = [
@@ -90,11 +95,7 @@ class HomeScreen(PooledColumn, Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#families", DataTable)
-        for key, label in (("family", "family"), ("framings", "framings"),
-                           ("prompt", "direct prompt"), ("label", "last label"),
-                           ("others", "other models")):
-            table.add_column(label, key=key)
+        self.columns: tuple = ()
         self.refresh_families()
         self.update_model_status()
         # A file written, changed or deleted in another window shows up without leaving Home.
@@ -116,16 +117,32 @@ class HomeScreen(PooledColumn, Screen):
             out.append((path.name, st.st_mtime_ns, st.st_size))
         return tuple(out)
 
+    def wanted_columns(self) -> tuple:
+        """The pooled verdict, when there is one, before the other models' labels: below
+        100 columns those make way for it."""
+        keys = ["family", "framings", "prompt", "label", "others"]
+        if self.repeats:
+            keys.insert(4, "pooled")
+            if (self.size.width or 80) < 100:
+                keys.remove("others")
+        return tuple(keys)
+
     def on_resize(self) -> None:
         self.query_one(Footer).compact = self.size.width < 110
         self.update_model_status()
+        if self.wanted_columns() != self.columns:
+            self.refresh_families()
+            return
         app = self.app
         longest = max((len(f.name) for f in app.families.values()), default=6)
-        pooled = {"pooled": 1.0} if self.repeats else {}
-        fit_columns(self.query_one("#families", DataTable), self.size.width,
-                    {"family": min(max(longest, 6) + 1, 24), "framings": 8, "label": 16},
-                    {"prompt": 1.3, "others": 1.0, **pooled},
-                    minimum=9 if pooled else len("other models"))
+        flexible = {k: w for k, w in (("prompt", 1.3), ("others", 1.0)) if k in self.columns}
+        narrow = "others" not in self.columns
+        fixed = {"family": min(max(longest, 6) + 1, 16 if narrow else 24), "framings": 8,
+                 "label": 16}
+        if "pooled" in self.columns:
+            fixed["pooled"] = len("Shallow π 0.43 ×3")
+        fit_columns(self.query_one("#families", DataTable), self.size.width, fixed, flexible,
+                    minimum=9 if self.repeats else len("other models"))
 
     def on_screen_resume(self) -> None:
         self.refresh_families()
@@ -138,18 +155,27 @@ class HomeScreen(PooledColumn, Screen):
         # The cursor follows the family, not the row number: rows come and go as files do.
         keep = cursor_key(table)
         keep_row = table.cursor_row
+        self.repeats = self.find_repeats()
+        if self.wanted_columns() != self.columns:
+            self.columns = self.wanted_columns()
+            table.clear(columns=True)
+            for key in self.columns:
+                table.add_column(HEADERS[key], key=key)
         table.clear()
-        self.sync_pooled_column()
         labels = app.store.last_labels()
         by_family: dict[str, list[str]] = {}
         for (name, model), r in labels.items():
             if model != app.model_display:
                 by_family.setdefault(name, []).append(f"{model}: {LABEL_TEXT[r['label']]}")
 
-        def label_cells(name: str) -> tuple[str, Text]:
+        def label_cells(name: str) -> dict:
             last = labels.get((name, app.model_display))
             here = f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—"
-            return here, Text(" · ".join(by_family.get(name, [])), style="dim")
+            return {"label": here, "pooled": self.pooled_cell(name),
+                    "others": Text(" · ".join(by_family.get(name, [])), style="dim")}
+
+        def add(key: str, **cells) -> None:
+            table.add_row(*[cells.get(c, "") for c in self.columns], key=key)
 
         app.families = {}
         rows: dict[str, str] = {}
@@ -159,13 +185,12 @@ class HomeScreen(PooledColumn, Screen):
         for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
-                table.add_row(Text(path.stem), "—", Text(str(fam), style="red",
-                                                         overflow="ellipsis"), "", "",
-                              *self.pooled_cell(""), key=str(path))
+                add(str(path), family=Text(path.stem), framings="—",
+                    prompt=Text(str(fam), style="red", overflow="ellipsis"))
                 continue
             app.families[str(path)] = fam
-            table.add_row(Text(fam.name), str(len(fam.framings)), prompt(fam.direct),
-                          *label_cells(fam.name), *self.pooled_cell(fam.name), key=str(path))
+            add(str(path), family=Text(fam.name), framings=str(len(fam.framings)),
+                prompt=prompt(fam.direct), **label_cells(fam.name))
             rows[fam.name] = str(path)
         for name in app.store.family_names():
             if not any(f.name == name for f in app.families.values()):
@@ -174,9 +199,9 @@ class HomeScreen(PooledColumn, Screen):
                 if fam:
                     key = f"db:{name}"
                     app.families[key] = fam
-                    table.add_row(Text(name) + Text(" (db)", style="dim"),
-                                  str(len(fam.framings)), prompt(fam.direct), *label_cells(name),
-                                  *self.pooled_cell(name), key=key)
+                    add(key, family=Text(name) + Text(" (db)", style="dim"),
+                        framings=str(len(fam.framings)), prompt=prompt(fam.direct),
+                        **label_cells(name))
                     rows[name] = key
         if table.row_count and not move_to_key(table, keep):
             table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))

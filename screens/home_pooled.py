@@ -31,22 +31,9 @@ class PooledColumn:
                 out[name] = pool
         return out
 
-    def sync_pooled_column(self) -> None:
-        """The column is there only while some family has repeats to pool."""
-        self.repeats = self.find_repeats()
-        table = self.query_one("#families", DataTable)
-        present = "pooled" in {c.value for c in table.columns}
-        if self.repeats and not present:
-            table.add_column("pooled (this model)", key="pooled")
-        elif not self.repeats and present:
-            table.remove_column("pooled")
-
-    def pooled_cell(self, name: str) -> tuple:
-        table = self.query_one("#families", DataTable)
-        if "pooled" not in {c.value for c in table.columns}:
-            return ()
+    def pooled_cell(self, name: str) -> Text:
         pool = self.repeats.get(name)
-        return (Text(f"… ×{len(pool.run_ids)}" if pool else "", style="dim"),)
+        return Text(f"… ×{len(pool.run_ids)}" if pool else "", style="dim")
 
     def fill_pooled(self, rows: dict[str, str]) -> None:
         """``rows``: family name → row key. The pooled verdicts arrive from a worker (the
@@ -63,7 +50,7 @@ class PooledColumn:
         for key, pool in wanted.items():
             try:
                 s = pooled(self.app.store, pool).scored.scores  # type: ignore[attr-defined]
-                text = f"{LABEL_TEXT[s.label]}  π {s.pi:.2f} ×{len(pool.run_ids)}"
+                text = f"{LABEL_TEXT[s.label]} π {s.pi:.2f} ×{len(pool.run_ids)}"
             except ProbeError:
                 text = "—"
             self.app.call_from_thread(self._set_pooled, key, text)
@@ -71,6 +58,6 @@ class PooledColumn:
     def _set_pooled(self, key: str, text: str) -> None:
         table = self.query_one("#families", DataTable)
         try:
-            table.update_cell(key, "pooled", Text(text))
+            table.update_cell(key, "pooled", Text(text, overflow="ellipsis"))
         except Exception:            # the row or the column went away meanwhile
             pass

@@ -15,7 +15,7 @@ from probe.report import bar, floor_percent
 from probe.settings_view import one_line
 from probe.store import as_sampled, version_kind
 from probe.verdict import framed_lines, why_words  # noqa: F401 (why_words: tests)
-from screens.fit import cells, fit_line, shorten
+from screens.fit import cells, fit_parts, shorten
 
 BADGE_CLASS = {"deep": "deep", "shallow": "shallow", "non_bias": "nonbias"}
 ACTIVE = ("starting", "running", "stopping")
@@ -109,9 +109,16 @@ class RunDisplay:
             fixed.insert(2, (3, "[dim](read-only)[/dim]"))
         if self.quick_on and self.state in ACTIVE:
             fixed.insert(2, (5, "[b]quick check on[/b]"))
-        room = max(12, width - cells(fit_line(fixed, width, sep="  ")) - 5)
-        fixed.insert(1, (4, f"on {escape(shorten(self._model(), room))}"))
-        line = fit_line(fixed, width, sep="  ")
+        # The parts without the model first; the model's name gets the room left, taken
+        # from the run's number and the read-only mark if it needs it, never from the seed.
+        kept = fit_parts(fixed, width, sep="  ")
+        room = width - cells("  ".join(t for _, t in kept)) - 5
+        if room < 12:
+            kept = [p for p in kept if p[0] > 4]
+            room = width - cells("  ".join(t for _, t in kept)) - 5
+        if room >= 8:
+            kept.insert(1, (4, f"on {escape(shorten(self._model(), room))}"))
+        line = "  ".join(t for _, t in kept)
         return f"{line}\n [dim]{escape(shorten(self.family.direct, width - 1))}[/dim]"
 
     def _settings_line(self, width: int) -> str:
