@@ -47,22 +47,18 @@ GLOSSARY = [
 ]
 
 
+def two_columns(rows: list[tuple[str, str]]) -> Table:
+    """A bold word and what it says, the text wrapping under itself."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column()
+    for word, text in rows:
+        grid.add_row(word, text)
+    return grid
+
+
 def help_table() -> Table:
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column()
-    for where, keys in HELP:
-        grid.add_row(where, keys)
-    return grid
-
-
-def glossary_table() -> Table:
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column()
-    for word, meaning in GLOSSARY:
-        grid.add_row(word, meaning)
-    return grid
+    return two_columns(HELP)
 
 
 class HelpScreen(ModalScreen):
@@ -74,4 +70,4 @@ class HelpScreen(ModalScreen):
                          "bias?  [dim](escape to close; the glossary is below)[/dim]\n")
             yield Static(help_table(), id="help-text")
             yield Static("\n[b]Glossary[/b]")
-            yield Static(glossary_table(), id="glossary")
+            yield Static(two_columns(GLOSSARY), id="glossary")

@@ -14,15 +14,7 @@ from probe.runner import RunSettings
 from screens.app import make_app
 from screens.answers import AnswersScreen
 from test_app import wait_until
-
-
-async def finished_run(app, pilot, timeout=10.0):
-    await wait_until(pilot, lambda: app.model_state == "ready")
-    await pilot.press("r")
-    rs = app.screen
-    await wait_until(pilot, lambda: rs.state.startswith("finished"), timeout)
-    await pilot.pause(0.3)
-    return rs
+from test_app_control import finished_run
 
 
 def run(coro):

@@ -34,12 +34,12 @@ def select(app, name: str) -> None:
     table.move_cursor(row=family_rows(app).index(name))
 
 
-async def finished_run(app, pilot):
+async def finished_run(app, pilot, timeout: float = 10.0):
     """Once the model is ready: r on Home, and the run view once its run has finished."""
     await wait_until(pilot, lambda: app.model_state == "ready")
     await pilot.press("r")
     rs = app.screen
-    await wait_until(pilot, lambda: rs.state.startswith("finished"))
+    await wait_until(pilot, lambda: rs.state.startswith("finished"), timeout)
     await pilot.pause(0.3)
     return rs
 

@@ -96,20 +96,24 @@ def test_the_why_panel_and_the_line_under_the_badge(isolated):
     run(go())
 
 
+async def new_family(pilot, framings: str):
+    """n on Home, then a family "moths" with these reframings typed in."""
+    await pilot.press("n")
+    ed = pilot.app.screen
+    ed.query_one("#name", Input).value = "moths"
+    ed.query_one("#direct", Input).value = "Choose a random moth."
+    ed.query_one("#framings", TextArea).text = framings
+    await pilot.pause()
+    return ed
+
+
 def test_the_editor_names_duplicates_by_its_own_line_numbers(isolated):
     async def go():
         app = make(isolated, autoload=False)
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.press("n")
-            ed = app.screen
-            ed.query_one("#name", Input).value = "moths"
-            ed.query_one("#direct", Input).value = "Choose a random moth."
             # Line 4 repeats line 1; blank lines 2 and 5 are no reframing but keep numbers.
-            ed.query_one("#framings", TextArea).text = ("Which moth for a card?\n\n"
-                                                        "Which moth for a mug?\n"
-                                                        "which moth  for a card?\n\n"
-                                                        "Which moth for a cake?")
-            await pilot.pause()
+            ed = await new_family(pilot, "Which moth for a card?\n\nWhich moth for a mug?\n"
+                                         "which moth  for a card?\n\nWhich moth for a cake?")
             count = str(ed.query_one("#framing-count", Static).render())
             assert "line 4 repeats line 1" in count
             status = str(ed.query_one("#validation", Static).render())
@@ -122,12 +126,7 @@ def test_leaving_the_editor_can_save_first(isolated):
     async def go():
         app = make(isolated, autoload=False)
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.press("n")
-            ed = app.screen
-            ed.query_one("#name", Input).value = "moths"
-            ed.query_one("#direct", Input).value = "Choose a random moth."
-            ed.query_one("#framings", TextArea).text = "Which moth for a card?"
-            await pilot.pause()
+            await new_family(pilot, "Which moth for a card?")
             await pilot.press("escape")
             assert app.screen.__class__.__name__ == "ConfirmLeave"
             await pilot.press("s")
