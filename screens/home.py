@@ -1,5 +1,5 @@
-"""Home: the families with their last labels, the model and the run settings; the
-model-picker dialog it opens."""
+"""Home: the families with their last labels (and pooled repeats), the model and the run
+settings."""
 
 from __future__ import annotations
 
@@ -11,20 +11,19 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
 
 from probe import family as fam_mod
 from probe.errors import ProbeError
 from probe.metrics import LABEL_TEXT
-from probe.paths import families_dir, models_dir
+from probe.paths import families_dir
 from probe.runner import RunSettings
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
 from screens.fit import fit_line
 from screens.home_pooled import PooledColumn
+from screens.model_picker import ModelPicker  # noqa: F401 (the app opens it)
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
 HEADERS = {"family": "family", "framings": "framings", "prompt": "direct prompt",
@@ -42,33 +41,6 @@ def prompt_cell(prompts: list[str]):
         shown = "…" + text[cut:] if cut and text.startswith(common) else text
         return Text(shown, overflow="ellipsis")      # a cut prompt ends in …
     return cell
-
-
-class ModelPicker(ModalScreen[str | None]):
-    """Models usable here, as `probe models` lists them."""
-
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
-
-    def __init__(self, models: list[dict]) -> None:
-        super().__init__()
-        self.models = models
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="picker-box"):
-            yield Static("[b]Choose a model[/b]  (enter to load, escape to cancel)")
-            options = [Option(f"{m['engine']:<13} {escape(m['name'])}  [dim]"
-                              f"{m['size'] / 1e6:,.0f} MB[/dim]", id=str(i))
-                       for i, m in enumerate(self.models)]
-            yield OptionList(*options, id="model-list")
-            yield Static(f"[dim]To add one: put a .gguf file or a model folder (with "
-                         f"config.json) in {escape(str(models_dir()))}/ (PROBE_MODELS names "
-                         "another folder; PROBE_MODEL_DIRS adds more), or a model in the "
-                         "Hugging Face cache; then press m again. probe models lists the "
-                         "same.[/dim]", id="picker-hint")
-
-    @on(OptionList.OptionSelected)
-    def chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.models[int(event.option.id)]["spec"])
 
 
 class HomeScreen(PooledColumn, Screen):

@@ -17,7 +17,7 @@ from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, Run
                           SampleDrawn)
 from probe.services import run_result
 from probe.verdict import framed_lines, verdict_words
-from screens.answers import AnswerEditing
+from screens.answer_editing import AnswerEditing
 from screens.dialogs import Choice, SampleDetail
 from screens.messages import RunEvent
 from screens.result_actions import ResultActions

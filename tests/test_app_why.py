@@ -15,7 +15,7 @@ from probe.metrics import label_probabilities, score
 from probe.runner import RunSettings
 from screens.app import HelpScreen, HomeScreen, make_app
 from screens.editor import EditorScreen
-from test_app import make, wait_until
+from test_app import make
 from test_app_control import finished_run
 
 
