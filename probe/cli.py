@@ -391,11 +391,13 @@ def report(out, models, formats, dpi, family, run_id, model_a, model_b, annotate
 @cli.command()
 @_db_option
 def paths(db_path: str) -> None:
-    """Where probe reads and writes: database, families, models, cache."""
-    from probe.paths import cache_dir, families_dir, models_dir
+    """Where probe reads and writes: database, families, models, cache, the app's settings
+    and its exports."""
+    from probe.paths import cache_dir, config_dir, exports_dir, families_dir, models_dir
 
     for name, value in (("database", db_path), ("families", families_dir()),
-                        ("models", models_dir()), ("cache", cache_dir())):
+                        ("models", models_dir()), ("cache", cache_dir()),
+                        ("config", config_dir()), ("exports", exports_dir())):
         click.echo(f"{name:<9} {Path(value).resolve()}")
 
 
