@@ -135,3 +135,9 @@ def split(answers: dict[str, list[str]], cluster: str, form: str,
     answers[own] += [a for a in moving if a != own and a not in answers[own]
                      and a.strip().casefold() != own.strip().casefold()]
     return {"op": "split", "form": form, "from": key or cluster, "undid": None}
+
+
+def same_word(form: str, answer: str) -> bool:
+    """Whether the matcher reads ``form`` as the very word ``answer`` ("Rubies" for Ruby,
+    "the Monarch"): such a form cannot be split out, only renamed."""
+    return normalise(form) == normalise(answer)

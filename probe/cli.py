@@ -13,10 +13,11 @@ from pathlib import Path
 import click
 
 from probe import __version__
-from probe.cli_guard import check_text_params, positive_seconds, run_main
+from probe.cli_guard import check_text_params, run_main
+from probe.cli_options import (REFERENCE_HELP, RunOptions, SamplingOptions, click_options,
+                               from_params)
 from probe.errors import BadInput, ProbeError
 from probe.reading import terminal_safe
-from probe.limits import REQUEST_TIMEOUT_S
 
 
 def _fail(err: ProbeError) -> None:
@@ -82,13 +83,8 @@ def tui(model: str | None, db_path: str) -> None:
     importlib.import_module("screens.app").run_app(model=model, db_path=db_path)
 
 
-_REFERENCE_HELP = ("Score as the paper's released code does: its matcher (lemmas, stems, "
-                   "containment, MiniLM embeddings), non-picks counted as answers, Deep on "
-                   "π > 0.40 alone.")
-
-
 def _reference_option(f):
-    return click.option("--reference", is_flag=True, help=_REFERENCE_HELP)(f)
+    return click.option("--reference", is_flag=True, help=REFERENCE_HELP)(f)
 
 
 # ------------------------------------------------------------------ score
@@ -227,60 +223,14 @@ def _match_pairs(path: Path) -> None:
 
 # -------------------------------------------------------------------- run
 
-_MODEL_AND_SAMPLING = [
-    click.option("--model", default=None, help="A .gguf file, a folder with config.json, a "
-                 "hub id in the local cache, or a served name (default: Gemma 3 270M)."),
-    click.option("--backend", type=click.Choice(["auto", "transformers", "llama", "openai"]),
-                 default="auto", show_default=True),
-    click.option("--base-url", default=None,
-                 help="OpenAI-compatible server (with --backend openai)."),
-    click.option("--api-key-env", default=None, metavar="VAR",
-                 help="Environment variable holding the server's API key (never stored)."),
-    click.option("--timeout", default=REQUEST_TIMEOUT_S, show_default=True, type=float,
-                 callback=positive_seconds,
-                 help="Seconds per request to the server, in total (with --backend openai)."),
-    click.option("--samples", default=30, show_default=True, help="Direct samples (N)."),
-    click.option("--temperature", default=0.6, show_default=True),
-    click.option("--max-tokens", default=25, show_default=True),
-    click.option("--seed", type=int, default=None,
-                 help="Fix the seed (same seed, same CPU run); by default each run draws a "
-                 "fresh one and records it."),
-    click.option("--base", is_flag=True,
-                 help="Base-model prompting even if a chat template exists."),
-    click.option("--shots", default=3, show_default=True, help="Solved examples in base mode."),
-    click.option("--trust-remote-code", is_flag=True, help="Let a model run its own code."),
-    click.option("--allow-pickle", is_flag=True, help="Load pickle checkpoints (can run code)."),
-]
-
-
-def _model_and_sampling_options(f):
-    """The options `probe run` and `probe batch` share: which model, and how to sample."""
-    for option in reversed(_MODEL_AND_SAMPLING):
-        f = option(f)
-    return f
-
-
 @cli.command()
 @click.argument("family", required=False)
-@_model_and_sampling_options
-@click.option("--system", type=click.Path(dir_okay=False), help="System prompt file (chat).")
-@click.option("--quick", is_flag=True, help="Stop once the label is settled (95%).")
-@click.option("--resume", type=int, default=None, metavar="RUN_ID",
-              help="Finish a cancelled or killed run.")
-@click.option("--json", "as_json", is_flag=True, help="Print only the JSON record on stdout.")
-@click.option("--dr-threshold", default=0.65, show_default=True)
-@click.option("--pi-threshold", default=0.40, show_default=True)
-@_reference_option
-@_db_option
-def run(family, model, backend, base_url, api_key_env, timeout, samples, temperature,
-        max_tokens, seed, base, shots, system, quick, resume, as_json, trust_remote_code,
-        allow_pickle, dr_threshold, pi_threshold, reference, db_path) -> None:
+@click_options(RunOptions)
+def run(**params) -> None:
     """Sample FAMILY on a local model, store every sample, print DR, FR, π and the label."""
     from probe.cli_run import run_command
 
-    run_command(family, model, backend, samples, temperature, max_tokens, seed, base, shots,
-                system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold, base_url, api_key_env, reference, timeout)
+    run_command(from_params(RunOptions, params))
 
 
 @cli.command()
@@ -296,7 +246,7 @@ def models(as_json: bool) -> None:
 
 @cli.command()
 @click.argument("families", nargs=-1)
-@_model_and_sampling_options
+@click_options(SamplingOptions)
 @click.option("--resume", type=int, default=None, metavar="BATCH_ID",
               help="Finish an interrupted batch.")
 @click.option("--json", "as_json", is_flag=True,
@@ -373,7 +323,8 @@ def import_dataset(prompts, framings, out) -> None:
 @click.option("--format", "fmt", type=click.Choice(["deepbias"]), default="deepbias",
               show_default=True)
 @click.option("--out", type=click.Path(), default=None,
-              help="A file, or a folder for one <model>.jsonl per model (default: stdout).")
+              help="A file (runs.jsonl), or a folder for one <model>.jsonl per model: one "
+                   "that exists, or a new name without an extension (default: stdout).")
 @click.option("--result", "which", type=click.Choice(["sampled", "latest"]), default="sampled",
               show_default=True,
               help="The result as sampled, or a run's newest re-score after answer edits "
@@ -414,18 +365,22 @@ def export(run_ids, model, fmt, out, which, db_path) -> None:
 @click.option("--b", "model_b", default=None, metavar="MODEL",
               help="With --a: the second model; the π bins use its runs.")
 @click.option("--annotate", is_flag=True, help="Write family names beside the scatter's points.")
+@click.option("--no-intervals", is_flag=True,
+              help="Leave out the scatter's 95% Wilson intervals (error bars).")
 @_db_option
 def report(out, models, formats, dpi, family, run_id, model_a, model_b, annotate,
-           db_path) -> None:
+           no_intervals, db_path) -> None:
     """The paper's figures from stored finished runs, as SVG, PNG and PDF, plus one
     self-contained HTML page: answer distributions of one family, the bias-type breakdown
-    per model, DR vs FR, agreement by π bin of two models, and threshold sensitivity."""
+    per model, DR vs FR, agreement by π bin of two models, and threshold sensitivity.
+    Repeat runs that measured alike are pooled; the page says which runs stand for each
+    family."""
     # matplotlib loads here and only here (~0.4 s): `probe --help` stays instant.
     from probe.charts.write import ReportRequest, parse_formats, write_report
     from probe.store import Store
 
     req = ReportRequest(Path(out), tuple(models), parse_formats(formats), dpi, family,
-                        run_id, model_a, model_b, annotate)
+                        run_id, model_a, model_b, annotate, intervals=not no_intervals)
     result = write_report(Store(db_path, must_exist=True), req)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
@@ -436,11 +391,13 @@ def report(out, models, formats, dpi, family, run_id, model_a, model_b, annotate
 @cli.command()
 @_db_option
 def paths(db_path: str) -> None:
-    """Where probe reads and writes: database, families, models, cache."""
-    from probe.paths import cache_dir, families_dir, models_dir
+    """Where probe reads and writes: database, families, models, cache, the app's settings
+    and its exports."""
+    from probe.paths import cache_dir, config_dir, exports_dir, families_dir, models_dir
 
     for name, value in (("database", db_path), ("families", families_dir()),
-                        ("models", models_dir()), ("cache", cache_dir())):
+                        ("models", models_dir()), ("cache", cache_dir()),
+                        ("config", config_dir()), ("exports", exports_dir())):
         click.echo(f"{name:<9} {Path(value).resolve()}")
 
 

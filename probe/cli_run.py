@@ -71,16 +71,16 @@ def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
                  allow_pickle: bool, seed: int, quiet: bool, base_url: str | None = None,
                  api_key_env: str | None = None, chat: bool = True,
                  timeout: float | None = None):
-    from probe.backends import make_backend, resolve
+    """The engine for a model spec, loaded (the app loads through the same call)."""
+    from probe.services import open_model
 
-    spec = resolve(model_spec, backend, base_url)
-    engine = make_backend(spec, trust_remote_code=trust_remote_code,
-                          allow_pickle=allow_pickle, seed=seed, api_key_env=api_key_env,
-                          chat=chat, timeout=timeout)
-    if not quiet:
-        click.echo(f"loading {spec.display} ({spec.engine})…", err=True)
-    engine.load()
-    return spec, engine
+    def announce(spec) -> None:
+        if not quiet:
+            click.echo(f"loading {spec.display} ({spec.engine})…", err=True)
+
+    return open_model(model_spec, backend, base_url=base_url, announce=announce,
+                      trust_remote_code=trust_remote_code, allow_pickle=allow_pickle,
+                      seed=seed, api_key_env=api_key_env, chat=chat, timeout=timeout)
 
 
 def _same_server(what: str, stored_url, given_url: str | None) -> None:
@@ -123,10 +123,8 @@ def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str 
     return spec, engine
 
 
-def run_command(family_arg, model, backend, samples, temperature, max_tokens, seed, base, shots,
-                system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold, base_url=None, api_key_env=None,
-                reference=False, timeout=None) -> None:
+def run_command(opts) -> None:
+    """``opts``: a ``probe.cli_options.RunOptions``."""
     from probe import family as fam_mod
     from probe.paths import families_dir
     from probe.report import render_scores
@@ -134,34 +132,38 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
     from probe.scoring import to_record
     from probe.store import Store
 
-    store = Store(db_path)
-    if resume is not None:
-        if family_arg:
+    store = Store(opts.db_path)
+    as_json = opts.as_json
+    if opts.resume is not None:
+        if opts.family:
             raise BadInput("--resume takes the family and settings from the run; "
                            "drop the FAMILY argument.")
-        resumable(store, resume)
-        run = store.run(resume)
-        rule_check(reference, run.settings, f"run {resume}")
-        spec, engine = reload_backend(f"run {resume}", run.settings, run.settings,
-                                      run.model_hash, trust_remote_code, allow_pickle, as_json,
-                                      api_key_env, timeout, base_url)
-        run_id = resume
+        resumable(store, opts.resume)
+        run = store.run(opts.resume)
+        rule_check(opts.reference, run.settings, f"run {opts.resume}")
+        spec, engine = reload_backend(f"run {opts.resume}", run.settings, run.settings,
+                                      run.model_hash, opts.trust_remote_code,
+                                      opts.allow_pickle, as_json, opts.api_key_env,
+                                      opts.timeout, opts.base_url)
+        run_id = opts.resume
         family_name = run.family_name
     else:
-        if not family_arg:
+        if not opts.family:
             raise BadInput("run needs a FAMILY (a .toml file or a name in "
                            f"{families_dir()}), or --resume RUN_ID.")
-        family = fam_mod.resolve(family_arg, families_dir())
-        seed = fresh_seed() if seed is None else seed
-        settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
-                               seed=seed, base=base, shots=shots, quick=quick,
-                               system=_read_system(system), dr_threshold=dr_threshold,
-                               pi_threshold=pi_threshold,
-                               rule="reference" if reference else "probe").validate()
-        rule_check(reference, settings.__dict__, "this run")
-        spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
-                                    as_json, base_url, api_key_env, chat=not base,
-                                    timeout=timeout)
+        family = fam_mod.resolve(opts.family, families_dir())
+        seed = fresh_seed() if opts.seed is None else opts.seed
+        settings = RunSettings(samples=opts.samples, temperature=opts.temperature,
+                               max_tokens=opts.max_tokens, seed=seed, base=opts.base,
+                               shots=opts.shots, quick=opts.quick,
+                               system=_read_system(opts.system),
+                               dr_threshold=opts.dr_threshold, pi_threshold=opts.pi_threshold,
+                               rule="reference" if opts.reference else "probe").validate()
+        rule_check(opts.reference, settings.__dict__, "this run")
+        spec, engine = load_backend(opts.model, opts.backend, opts.trust_remote_code,
+                                    opts.allow_pickle, seed, as_json, opts.base_url,
+                                    opts.api_key_env, chat=not opts.base,
+                                    timeout=opts.timeout)
         run_id = None
         family_name = family.name
 
@@ -169,7 +171,8 @@ def run_command(family_arg, model, backend, samples, temperature, max_tokens, se
     runner = Runner(store, engine, on_event=progress)
     if run_id is None:
         run_id = runner.create(family, settings, spec.display, spec.spec, spec.fingerprint(),
-                               extra={"base_url": base_url, "api_key_env": api_key_env}
+                               extra={"base_url": opts.base_url,
+                                      "api_key_env": opts.api_key_env}
                                if spec.engine == "openai" else None)
     if not as_json:
         click.echo(f"run {run_id}: {family_name} on {spec.display} "

@@ -213,9 +213,10 @@ def export_to(store: Store, db_path: str | Path, run_ids: list[int], model: str 
     groups = by_model(store, runs_to_export(store, run_ids, model), latest)
     many = len(groups) > 1
     names = ", ".join(sorted(groups))
-    # A folder: one that exists, a path ending in '/', or a new path for several models.
+    # A folder: one that exists, a path ending in '/', or a new path that has no file
+    # extension ("--out results") or must hold several models' files.
     as_folder = out is not None and (out.is_dir() or out_is_folder
-                                     or (many and not out.exists()))
+                                     or (not out.exists() and (many or not out.suffix)))
     if not as_folder:
         if many:
             raise BadInput(f"the runs are of {len(groups)} models ({names}); pick one with "

@@ -116,8 +116,11 @@ def _where(source: str, text: str | None, key: str) -> str:
 
 
 def validate(data: dict, source: str = "family", text: str | None = None,
-             default_name: str | None = None) -> Family:
-    """Check a parsed family and return it; raise BadInput naming the first problem."""
+             default_name: str | None = None,
+             framing_names: list[str] | None = None) -> Family:
+    """Check a parsed family and return it; raise BadInput naming the first problem.
+    ``framing_names`` names each framing as its writer sees it (the editor: "line 7");
+    by default "framing 7", its place in the list."""
     for key in data:
         if key not in ALLOWED_KEYS:
             raise BadInput(
@@ -152,21 +155,26 @@ def validate(data: dict, source: str = "family", text: str | None = None,
     if len(framings) > MAX_FRAMINGS:
         raise BadInput(f"{_where(source, text, 'framings')}: {len(framings)} framings is more "
                        f"than the limit of {MAX_FRAMINGS}.")
+    def called(i: int) -> str:
+        if framing_names is not None and 0 < i <= len(framing_names):
+            return framing_names[i - 1]
+        return f"framing {i}"
+
     seen: dict[str, int] = {}
     clean: list[str] = []
     for i, item in enumerate(framings, start=1):
         if not isinstance(item, str):
-            raise BadInput(f"{_where(source, text, 'framings')}: framing {i} must be a string, "
+            raise BadInput(f"{_where(source, text, 'framings')}: {called(i)} must be a string, "
                            f"not {type(item).__name__}.")
         if not item.strip():
-            raise BadInput(f"{_where(source, text, 'framings')}: framing {i} is empty.")
+            raise BadInput(f"{_where(source, text, 'framings')}: {called(i)} is empty.")
         if len(item) > MAX_PROMPT_CHARS:
-            raise BadInput(f"{_where(source, text, 'framings')}: framing {i} is longer than "
+            raise BadInput(f"{_where(source, text, 'framings')}: {called(i)} is longer than "
                            f"{MAX_PROMPT_CHARS} characters.")
         key = " ".join(item.split()).casefold()
         if key in seen:
-            raise BadInput(f"{_where(source, text, 'framings')}: framing {i} duplicates "
-                           f"framing {seen[key]}.")
+            raise BadInput(f"{_where(source, text, 'framings')}: {called(i)} duplicates "
+                           f"{called(seen[key])}.")
         seen[key] = i
         clean.append(item.strip())
 
@@ -308,8 +316,27 @@ def resolve(spec: str | Path, families_dir: str | Path = "families") -> Family:
     candidate = Path(families_dir) / f"{spec}.toml"
     if candidate.exists():
         return load(candidate)
+    named = _by_name(str(spec), families_dir)
+    if named is not None:
+        return named
     raise BadInput(f"no family file '{shown(str(spec), 300)}' (looked for "
                    f"{shown(str(p), 300)} and {shown(str(candidate), 300)}).")
+
+
+def _by_name(name: str, families_dir: str | Path) -> Family | None:
+    """The family the app lists as ``name`` (its ``name`` key, which the file name need not
+    spell: "my planet v2" lives in my-planet-v2.toml)."""
+    try:
+        slugged = path_for(name, families_dir)
+    except BadInput:
+        return None
+    if slugged.exists():
+        fam = load(slugged)
+        if fam.name.casefold() == name.strip().casefold():
+            return fam
+    matches = [f for _, f in discover(families_dir)
+               if isinstance(f, Family) and f.name.casefold() == name.strip().casefold()]
+    return matches[0] if len(matches) == 1 else None
 
 
 def discover(families_dir: str | Path) -> list[tuple[Path, Family | BadInput]]:

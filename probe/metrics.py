@@ -116,6 +116,9 @@ class AnswerCount:
     rate: float             # share of the side's picks; 0 for a non-pick
     surface_forms: dict[str, int] = field(default_factory=dict)
     refusal: bool = False   # a non-pick: refusal, echo of the question, or empty
+    # Counts toward its side's rate under the run's rule (the top answer, or under the
+    # released rule any framed cluster that surface-matches it): what every view marks.
+    hit: bool = False
 
 
 @dataclass
@@ -243,12 +246,15 @@ def score(direct: Sequence[str], framed: Sequence[str],
     pi = dr * fr
     lab = label(dr, pi, dr_threshold, pi_threshold)
     probs = label_probabilities(dr_hits, dr_n, fr_hits, fr_n, dr_threshold, pi_threshold)
+    direct_dist = distribution(direct, direct_surfaces, nonpick=d_flags)
+    framed_dist = distribution(framed, framed_surfaces, nonpick=f_flags)
+    for ac in direct_dist + framed_dist:
+        ac.hit = top is not None and ac.answer == top and not ac.refusal
     return Scores(
         top_answer=top, dr=dr, fr=fr, pi=pi, label=lab, n_direct=dr_n, n_framed=fr_n,
         dr_hits=dr_hits, fr_hits=fr_hits, dr_interval=wilson(dr_hits, dr_n),
         fr_interval=wilson(fr_hits, fr_n), p_label=probs[lab], framed_top=top_answer(f_picks),
-        direct_distribution=distribution(direct, direct_surfaces, nonpick=d_flags),
-        framed_distribution=distribution(framed, framed_surfaces, nonpick=f_flags),
+        direct_distribution=direct_dist, framed_distribution=framed_dist,
         direct_total=len(direct), framed_total=len(framed),
     )
 

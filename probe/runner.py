@@ -22,7 +22,8 @@ from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
 from probe.prompting import PromptStyle, style_for
 from probe.reading import clean_text, shown
 from probe.reference import live_scorer, rescore_with
-from probe.scoring import Response
+from probe.scoring import Response, Scored
+from probe.verdict import frozen
 from probe.store import SampleRow, Store
 
 QUICK_MIN = 10          # at least this many direct and framed samples before a quick stop
@@ -121,6 +122,9 @@ class SampleDrawn:
     scores: Scores
     done: int
     total: int
+    # The whole result so far (every sample's current answer), for views that show more
+    # than the numbers: they draw from it rather than matching the text again.
+    scored: Scored | None = None
 
 
 @dataclass
@@ -130,6 +134,7 @@ class RunFinished:
     samples_used: int
     samples_planned: int
     stopped_early: bool = False
+    scored: Scored | None = None      # the kept, order-free result
 
 
 @dataclass
@@ -137,6 +142,7 @@ class RunCancelled:
     run_id: int
     scores: Scores | None
     samples_used: int
+    scored: Scored | None = None
 
 
 @dataclass
@@ -241,6 +247,7 @@ class Runner:
         for r in responses:
             live.add(r)
         scores: Scores | None = live.scored().scores if responses else None
+        scored: Scored | None = None
         stopped_early = False
         try:
             for kind, indices in self._plan(direct_todo, framed_todo, settings.quick):
@@ -258,13 +265,15 @@ class Runner:
                     response = Response(kind, idx, text)
                     responses.append(response)
                     match = live.add(response)
-                    scores = live.scored().scores
+                    scored = live.scored()
+                    scores = scored.scores
                     self.store.add_sample(SampleRow(
                         run_id, kind, idx, clean_text(completion.prompt), text, match.answer,
                         match.canonical, match.reason, match.refusal, completion.tokens,
                         completion.latency_ms))
                     self.on_event(SampleDrawn(run_id, kind, idx, text, match,
-                                              scores, len(responses), planned))
+                                              scores, len(responses), planned,
+                                              frozen(scored)))
                     if (settings.quick or self.force_quick) and self._settled(scores):
                         stopped_early = True
                         break
@@ -289,13 +298,15 @@ class Runner:
         complete = len(responses) == planned or stopped_early
         if self.cancelled and not complete:
             self.store.set_status(run_id, "cancelled", samples_used=len(responses))
-            self.on_event(RunCancelled(run_id, scores, len(responses)))
+            self.on_event(RunCancelled(run_id, scores, len(responses),
+                                       scored if responses else None))
             return Outcome(run_id, "cancelled", scores, family, len(responses), planned,
                            settings=settings)
         self.store.set_status(run_id, "finished",
                               ending="quick check" if stopped_early else "finished",
                               samples_used=len(responses))
-        self.on_event(RunFinished(run_id, scores, len(responses), planned, stopped_early))
+        self.on_event(RunFinished(run_id, scores, len(responses), planned, stopped_early,
+                                  scored if responses else None))
         return Outcome(run_id, "finished", scores, family, len(responses), planned,
                        stopped_early, settings=settings)
 

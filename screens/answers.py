@@ -13,89 +13,11 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
-from probe import family as fam_mod
-from probe.answer_edits import merge, split
+from probe.answer_edits import merge, same_word, split
 from probe.errors import ProbeError
-from probe.family import Family
-from probe.matching import normalise
-from probe.paths import families_dir
-from screens.dialogs import Choice
-from screens.run_display import form_counts, why_words
+from probe.verdict import AnswerGroup, answer_groups
+from screens.answer_editing import AnswerEditing  # noqa: F401 (the run view's side)
 from screens.tables import RowTable, cursor_key, fit_columns
-
-
-class AnswerEditing:
-    """The run view's side of merges and splits: where the change goes, and the re-score
-    it makes (a new result version; the result as sampled is never changed)."""
-
-
-    def edit_answers(self, edit, note: str, done) -> None:
-        """Merge or split: ask where the change goes, then re-score as a new result version.
-
-        ``edit(answers, earlier_edits)`` changes an answers table in place and returns a
-        record of the change. The run's result as sampled is never changed."""
-        if self.running:
-            self.notify("Wait for the run to end (or stop it with s) before changing answers.",
-                        severity="warning")
-            return
-        if self.run_id is None:
-            return
-        try:
-            path = self.family.path or fam_mod.path_for(self.family.name, families_dir())
-        except ProbeError:
-            path = None
-        exists = path is not None and path.exists()
-        lines = [f"[b]{escape(note[0].upper() + note[1:])}?[/b]",
-                 "The run's result as sampled is kept; the change adds a re-scored result "
-                 "beside it."]
-        if path is None:
-            choices = [("r", "re-score this run only")]
-        elif not exists:
-            lines.append(f"The family file {escape(str(path))} no longer exists.")
-            choices = [("r", "re-score this run only"), ("c", "recreate the file")]
-        elif self.read_only:
-            lines.append(f"This is a past run. Change the family file {escape(str(path))} "
-                         "too, so the next runs agree?")
-            choices = [("f", "change the file too"), ("r", "re-score this run only")]
-        else:
-            lines.append(f"Saved to {escape(str(path))} too, so the next runs agree.")
-            choices = [("y", "apply and save the file"), ("r", "this run only")]
-
-        def answer(choice: str | None) -> None:
-            if choice is not None and self._apply_edit(edit, note, path if choice in "ycf"
-                                                       else None):
-                done()
-
-        self.app.push_screen(Choice("\n".join(lines), choices), answer)
-
-    def _apply_edit(self, edit, note: str, path) -> bool:
-        store = self.app.store  # type: ignore[attr-defined]
-        earlier = store.answer_edits(self.family.name)
-        record = None
-        if path is not None:
-            # The file as it is now on disk, so edits made to it meanwhile are kept.
-            try:
-                on_disk = fam_mod.load(path) if path.exists() else \
-                    Family(self.family.name, self.family.direct, list(self.family.framings),
-                           {k: list(v) for k, v in self.family.answers.items()})
-                record = edit(on_disk.answers, earlier)
-                fam_mod.save(on_disk, path)
-            except (ProbeError, OSError) as exc:
-                self.notify(f"The family file was not changed: {exc}", severity="error",
-                            timeout=10)
-                return False
-        run_record = edit(self.family.answers, earlier)
-        self._reset_live()
-        scored = self.live.final()          # order-free, as the runner stores a result
-        version = store.save_result(
-            self.run_id, scored.scores, kind="rescored", note=note, family=self.family,
-            canonicals=[[r.kind, r.idx, m.canonical, m.reason] for r, m in scored.matches],
-            edit=record or run_record)
-        self._load_versions()
-        self.tick()
-        where = f" and saved to {path}" if path is not None else " (family file unchanged)"
-        self.notify(f"Re-scored as result v{version}{where}; the result as sampled is kept.")
-        return True
 
 
 class AnswersScreen(ModalScreen[None]):
@@ -131,27 +53,20 @@ class AnswersScreen(ModalScreen[None]):
         table.add_column("answer", key="answer")
         table.add_column("direct", key="direct")
         table.add_column("framed", key="framed")
+        table.add_column("counts", key="counts")
         table.add_column("surface forms", key="forms")
         self.refresh_table()
 
     def on_resize(self) -> None:
         # The box is 95% of the screen, less its border and padding.
         fit_columns(self.query_one("#answers", DataTable), int(self.size.width * 0.95) - 4,
-                    {"mark": 1, "direct": 6, "framed": 6}, {"answer": 1.0, "forms": 1.6})
+                    {"mark": 1, "direct": 6, "framed": 6, "counts": 6},
+                    {"answer": 1.0, "forms": 1.6})
 
-    def clusters(self) -> dict[str, dict]:
-        out: dict[str, dict] = {}
-        times = form_counts(self.run_screen.scored.matches)
-        for r, m in self.run_screen.scored.matches:
-            if not m.canonical:
-                continue
-            c = out.setdefault(m.canonical, {"direct": 0, "framed": 0, "forms": {},
-                                             "nonpick": False})
-            c[r.kind] += 1
-            c["nonpick"] |= m.refusal
-            c["forms"].setdefault(m.answer, set()).add(why_words(
-                m.answer, m.canonical, m.reason, times[normalise(m.answer)]))
-        return out
+    def clusters(self) -> dict[str, AnswerGroup]:
+        """The answers of the result the run view shows, as it counts them."""
+        return {g.name: g for g in answer_groups(self.run_screen.scored,
+                                                 self.run_screen.settings.rule)}
 
     def refresh_table(self) -> None:
         """Rebuild after a merge or split, keeping the cursor on the same answer."""
@@ -160,15 +75,15 @@ class AnswersScreen(ModalScreen[None]):
         table.clear()
         clusters = self.clusters()
         self.marked &= set(clusters)
-        for name, c in sorted(clusters.items(),
-                              key=lambda kv: -(kv[1]["direct"] + kv[1]["framed"])):
+        for name, c in clusters.items():
             # Text cells: DataTable would parse a plain str as markup.
             # ⊘: a refusal or an echo of the question — shown, never counted as a pick.
-            label = Text(name) + (Text(" ⊘", style="dim") if c["nonpick"] else Text(""))
+            label = Text(name) + (Text(" ⊘", style="dim") if c.nonpick else Text(""))
             label.overflow = "ellipsis"          # a long answer or form list ends in …
-            table.add_row("●" if name in self.marked else " ", label, str(c["direct"]),
-                          str(c["framed"]), Text(", ".join(c["forms"]), overflow="ellipsis"),
-                          key=name)
+            table.add_row("●" if name in self.marked else " ", label, str(c.direct),
+                          str(c.framed), Text(c.counts_text, style="green" if c.counts
+                                              else "dim"),
+                          Text(", ".join(c.forms), overflow="ellipsis"), key=name)
         if keep in clusters:
             table.move_cursor(row=table.get_row_index(keep))
         self.show_detail()
@@ -184,8 +99,12 @@ class AnswersScreen(ModalScreen[None]):
         if name is None:
             detail.update("")
             return
-        forms = self.clusters().get(name, {}).get("forms", {})
-        lines = [f"[b]{escape(name)}[/b] — surface forms and why they joined:"]
+        group = self.clusters().get(name)
+        forms = group.forms if group else {}
+        counts = ("not a pick: counted for neither rate" if group and group.nonpick else
+                  f"counts toward {' and '.join(sorted(group.counts))}" if group and group.counts
+                  else "counts toward neither rate")
+        lines = [f"[b]{escape(name)}[/b] ({counts}) — surface forms and why they joined:"]
         lines += [f"  {escape(form)}  [dim]{', '.join(sorted(reasons))}[/dim]"
                   for form, reasons in forms.items()]
         detail.update("\n".join(lines))
@@ -219,7 +138,7 @@ class AnswersScreen(ModalScreen[None]):
                         severity="warning")
             return
         clusters = self.clusters()
-        forms = {src: list(clusters.get(src, {}).get("forms", {})) for src in sources}
+        forms = {src: list(clusters[src].forms) if src in clusters else [] for src in sources}
 
         def edit(answers, _edits):
             return merge(answers, target, forms)
@@ -232,12 +151,12 @@ class AnswersScreen(ModalScreen[None]):
 
     def action_split(self) -> None:
         name = self.selected()
-        all_forms = [f for f in self.clusters().get(name or "", {}).get("forms", {})
+        group = self.clusters().get(name or "")
+        all_forms = [f for f in (group.forms if group else {})
                      if f.casefold() != (name or "").casefold()]
         # A form the matcher reads as the very same word as the answer ("Rubies" for Ruby,
         # "the Monarch") cannot stand apart: splitting it would only rename the answer.
-        own = normalise(name or "")
-        forms = [f for f in all_forms if normalise(f) != own]
+        forms = [f for f in all_forms if not same_word(f, name or "")]
         if not forms:
             self.notify(f"Every surface form of {name} is the same word to the matcher "
                         "(plural, case, article or spelling): nothing to split."

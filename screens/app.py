@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from probe.errors import ProbeError
+from probe.preferences import load_run_settings, save_run_settings
 from probe.runner import RunSettings
 from probe.store import Store
 from screens.charts import ChartsScreen
@@ -48,13 +49,23 @@ class ProbeApp(App):
         self.model_state = "not loaded"
         self.families: dict = {}
         self.autoload = autoload
-        self.run_settings = RunSettings()     # what the next runs use (s on Home)
+        # What the next runs use (s on Home), kept between sessions.
+        self.run_settings, self.settings_notice = load_run_settings()
         self.pending_run = None               # a family to run once the model is ready
 
     def on_mount(self) -> None:
         self.push_screen(HomeScreen())
+        if self.settings_notice:
+            self.notify(self.settings_notice, severity="warning", timeout=12, markup=False)
         if self.autoload:
             self.load_model(self.model_spec)
+
+    def set_run_settings(self, settings: RunSettings) -> None:
+        """What the next runs use, kept for the next session too."""
+        self.run_settings = settings
+        problem = save_run_settings(settings)
+        if problem:
+            self.notify(problem, severity="warning", timeout=10, markup=False)
 
     def model_status_text(self) -> str:
         colour = {"ready": "green", "loading": "yellow", "failed": "red"}.get(
@@ -77,21 +88,25 @@ class ProbeApp(App):
         try:
             if self.backend_factory is not None:
                 backend, display = self.backend_factory(spec)
+                self.model_display = display
+                self.post_message(ModelLoading(f"loading {display}", 0.1))
+                backend.load(lambda text, frac: self.post_message(ModelLoading(text, frac)))
             else:
-                from probe.backends import make_backend, resolve
+                from probe.services import open_model
 
-                resolved = resolve(spec or None)
+                def named(resolved) -> None:
+                    # Named as it will be stored from here on: Home shows this model's last
+                    # labels while it loads, not "—" beside them under "other models".
+                    self.model_display = resolved.display
+                    self.post_message(ModelLoading(f"loading {resolved.display}", 0.1))
+
                 # Leave one core to the interface: with every core sampling, a key's
                 # repaint waited behind the model (p95 94 ms vs 40 ms on 2 cores).
-                threads = max(1, (os.cpu_count() or 2) - 1)
-                backend = make_backend(resolved, threads=threads)
+                resolved, backend = open_model(
+                    spec, threads=max(1, (os.cpu_count() or 2) - 1), announce=named,
+                    progress=lambda text, frac: self.post_message(ModelLoading(text, frac)))
                 display = resolved.display
                 self.resolved_model = resolved
-            # Named as it will be stored from here on: Home shows this model's last labels
-            # while it loads, not "—" beside them under "other models".
-            self.model_display = display
-            self.post_message(ModelLoading(f"loading {display}", 0.1))
-            backend.load(lambda text, frac: self.post_message(ModelLoading(text, frac)))
         except ProbeError as exc:
             self.post_message(ModelFailed(str(exc)))
             return
@@ -175,7 +190,8 @@ class ProbeApp(App):
             self.push_screen("help")
 
     def get_system_commands(self, screen: Screen):
-        """Every action of the screen in front, in the command palette (ctrl+p)."""
+        """Every action of the screen in front that applies now, in the command palette
+        (ctrl+p), and what the screen offers there besides (copying a result…)."""
         yield from super().get_system_commands(screen)
         seen = set()
         titles = set()
@@ -185,11 +201,17 @@ class ProbeApp(App):
                 continue
             seen.add(binding.action)
             titles.add(binding.description)
-            target = screen if hasattr(screen, f"action_{binding.action.split('(')[0]}") \
-                else self
+            name = binding.action.split("(")[0]
+            target = screen if hasattr(screen, f"action_{name}") else self
+            # Resume on a finished run, or the quick check when nothing samples, does not
+            # apply: the palette leaves it out as the footer does.
+            if target is screen and not screen.check_action(name, ()):
+                continue
             key = binding.key.split(",")[0]
             yield SystemCommand(binding.description, f"key: {key}",
                                 partial(target.run_action, binding.action))
+        for title, help_text, callback in getattr(screen, "palette_commands", list)():
+            yield SystemCommand(title, help_text, callback)
         if not isinstance(screen, ChartsScreen) and "Charts" not in titles:
             yield SystemCommand("Charts", "Breakdown bars and DR-vs-FR scatter of stored "
                                 "families", self.action_charts)
@@ -213,14 +235,23 @@ class ProbeApp(App):
         def answer(choice: str | None) -> None:
             if choice == "q":
                 for screen in running:
-                    screen.runner.cancel()
+                    if screen.running:
+                        screen.runner.cancel()
                 self.exit()
 
-        self.push_screen(Choice(
-            f"[b]{running[0].family.name} is still sampling[/b] "
-            f"({len(running[0].responses)} samples so far).\nQuit and stop the run? The "
-            "samples are kept; History (or probe run --resume) finishes it later.",
-            [("q", "stop the run and quit")], escape_label="keep sampling"), answer)
+        run = running[0]
+
+        def question() -> str:
+            # Asked again while the dialog is open: the count moves, and a run may end.
+            if not run.running:
+                return (f"[b]{escape(run.family.name)} has {run.state}[/b] "
+                        f"({run.samples_done} samples).\nNothing is sampling now; quit?")
+            return (f"[b]{escape(run.family.name)} is still sampling[/b] "
+                    f"({run.samples_done} samples so far).\nQuit and stop the run? The "
+                    "samples are kept; History (or probe run --resume) finishes it later.")
+
+        self.push_screen(Choice(question, [("q", "stop the run and quit")],
+                                escape_label="keep sampling"), answer)
 
 
 def make_app(**kwargs) -> ProbeApp:

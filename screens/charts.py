@@ -15,6 +15,7 @@ from probe.charts.data import LABELS, Thresholds, breakdown_by_model, chart_rows
     run_thresholds
 from probe.charts.palette import COLOURS, MARKS, SELECTED, THRESHOLD
 from probe.metrics import LABEL_TEXT
+from probe.settings_view import measurement_key, short_line
 
 STYLE = {key: f"bold {colour}" for key, colour in COLOURS.items()}
 WIDE = 120          # from this many columns the breakdown plot sits beside the scatter
@@ -78,6 +79,15 @@ class ChartsScreen(Screen):
         if self.model not in self.models:
             self.model = None
         self.thresholds = run_thresholds(store, self.all_rows)
+        # Each point's settings, and whether the points were measured in more than one way
+        # (another N, temperature or rule): said, never mixed silently.
+        ways = set()
+        for r in self.all_rows:
+            run = store.run(r["run_id"])
+            r["settings_text"] = short_line(run.settings)
+            ways.add(tuple(kv for kv in measurement_key(run.settings, "", None)
+                           if kv[0] not in ("model", "model_hash")))
+        self.mixed_settings = len(ways) > 1
         self.set_class(self.size.width >= WIDE, "-wide")
         self.redraw()
 
@@ -127,6 +137,9 @@ class ChartsScreen(Screen):
         text.append(f"│ DR = {t.dr:.2f}   ⠢ π = {t.pi:.2f}", style=THRESHOLD)
         if t.mixed:
             text.append("  (runs used other thresholds too)", style="dim")
+        if getattr(self, "mixed_settings", False):
+            text.append("  ⚠ points measured with different settings (enter shows each)",
+                        style="bold yellow")
         return text
 
     def point_text(self) -> Text:
@@ -138,7 +151,7 @@ class ChartsScreen(Screen):
                               (r["model"], "italic"), "  ", (LABEL_TEXT[r["label"]],
                                                              STYLE[r["label"]]))
         second = Text(f"DR {r['dr']:.2f}  FR {r['fr']:.2f}  π {r['pi']:.2f}  top {top}  "
-                      f"run {r['run_id']}")
+                      f"run {r['run_id']}  {r.get('settings_text', '')}")
         # Two lines whatever the width: the keys go where there is room, else only in the
         # footer; a line too long ends in … rather than pushing the numbers out of the box.
         hint = "   ←↑↓→/click: move · enter: open"

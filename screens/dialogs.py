@@ -16,18 +16,28 @@ from probe.runner import RULES, RunSettings
 
 
 class Choice(ModalScreen[str | None]):
-    """A question and a few answers, each on a key; escape answers None (do nothing)."""
+    """A question and a few answers, each on a key; escape answers None (do nothing).
+    A question given as a function is asked again twice a second, so what it says about
+    something still happening (a run's sample count) stays true."""
 
-    def __init__(self, question: str, choices: list[tuple[str, str]],
+    def __init__(self, question, choices: list[tuple[str, str]],
                  escape_label: str = "cancel") -> None:
         super().__init__()
         self.question = question
         self.choices = choices
         self.escape_label = escape_label
 
+    def _text(self) -> str:
+        return self.question() if callable(self.question) else self.question
+
+    def on_mount(self) -> None:
+        if callable(self.question):
+            self.set_interval(0.5, lambda: self.query_one("#question", Static).update(
+                self._text()))
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.question, id="question")
+            yield Static(self._text(), id="question")
             with Horizontal(classes="buttons"):
                 for i, (key, label) in enumerate(self.choices):
                     yield Button(f"{key}: {label}", id=f"choice-{key}",
@@ -79,8 +89,20 @@ FIELDS = [  # (field, label, help)
 ]
 
 
+RULE_HELP = {
+    "probe": "[dim]probe (the paper's text): probe's matcher folds answers with the family's "
+             "aliases; refusals, hedges, lists and echoes are non-picks (⊘) counted in neither "
+             "rate; Deep needs DR > its threshold and π > its own.[/dim]",
+    "reference": "[dim]reference (the paper's released code): every non-empty response is an "
+                 "answer (refusals too), clustered by lemmas, stems, containment and MiniLM "
+                 "embeddings, each side on its own; Deep on π alone. Needs the embedding "
+                 "model; family aliases are not used.[/dim]",
+}
+
+
 class SettingsScreen(ModalScreen[RunSettings | None]):
-    """The settings the next runs use (the command line's run options)."""
+    """The settings the next runs use (the command line's run options), kept for the next
+    session."""
 
     BINDINGS = [Binding("ctrl+s", "apply", "Apply"), Binding("escape", "dismiss(None)",
                                                               "Cancel")]
@@ -92,8 +114,8 @@ class SettingsScreen(ModalScreen[RunSettings | None]):
     def compose(self) -> ComposeResult:
         s = self.settings
         with VerticalScroll(classes="dialog", id="settings-box"):
-            yield Static("[b]Run settings[/b] — used by the next runs (ctrl+s apply, "
-                         "escape cancel)")
+            yield Static("[b]Run settings[/b] — used by the next runs and kept for the "
+                         "next session (ctrl+s apply, escape cancel)")
             for name, label, hint in FIELDS:
                 value = getattr(s, name)
                 with Horizontal(classes="setting"):
@@ -116,6 +138,7 @@ class SettingsScreen(ModalScreen[RunSettings | None]):
                              id="set-rule")
                 yield Static("[dim]probe: the paper's text; reference: its code[/dim]",
                              classes="hint")
+            yield Static(RULE_HELP[s.rule], id="rule-help")
             yield Static("", id="settings-error")
             with Horizontal(classes="buttons"):
                 yield Button("Apply (ctrl+s)", id="apply", variant="primary")
@@ -124,6 +147,10 @@ class SettingsScreen(ModalScreen[RunSettings | None]):
     def on_mount(self) -> None:
         # Typing straight away edits the first field rather than going nowhere.
         self.query_one(f"#set-{FIELDS[0][0]}", Input).focus()
+
+    @on(Select.Changed, "#set-rule")
+    def rule_chosen(self, event: Select.Changed) -> None:
+        self.query_one("#rule-help", Static).update(RULE_HELP.get(event.value, ""))
 
     def read(self) -> RunSettings:
         values: dict = {}

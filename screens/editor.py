@@ -17,14 +17,6 @@ from probe.family import Family
 from probe.paths import families_dir
 from screens.messages import DraftsReady
 
-DRAFT_REQUEST = (
-    "Rewrite this question as {n} different everyday scenarios, each a short request that "
-    "asks for exactly the same kind of answer without hinting at any particular answer. "
-    "Vary the person, the activity and the sentence shape. One scenario per line, no "
-    "numbering.\n\nQuestion: {direct}"
-)
-
-
 def parse_answers(text: str) -> dict[str, list[str]]:
     """``Canonical = alias, alias`` per line."""
     out: dict[str, list[str]] = {}
@@ -42,20 +34,24 @@ def format_answers(answers: dict[str, list[str]]) -> str:
     return "\n".join(f"{k} = {', '.join(v)}" for k, v in answers.items())
 
 
-class ConfirmLeave(ModalScreen[bool]):
-    BINDINGS = [Binding("y", "dismiss(True)", "Discard"), Binding("n,escape", "dismiss(False)",
-                                                                   "Keep editing")]
+class ConfirmLeave(ModalScreen[str | None]):
+    """Unsaved changes: save and leave (s), discard (d), or keep editing (escape)."""
+
+    BINDINGS = [Binding("s", "dismiss('save')", "Save and leave"),
+                Binding("d,y", "dismiss('discard')", "Discard"),
+                Binding("n,escape", "dismiss(None)", "Keep editing")]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("[b]Unsaved changes.[/b] Discard them? (y / n)")
+            yield Static("[b]Unsaved changes.[/b] Save them before leaving?")
             with Horizontal(classes="buttons"):
-                yield Button("Discard", id="yes", variant="error")
-                yield Button("Keep editing", id="no", variant="primary")
+                yield Button("s: save and leave", id="save", variant="primary")
+                yield Button("d: discard", id="discard", variant="error")
+                yield Button("escape: keep editing", id="keep")
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        self.dismiss(None if event.button.id == "keep" else event.button.id)
 
 
 class EditorScreen(Screen):
@@ -109,32 +105,38 @@ class EditorScreen(Screen):
     def dirty(self) -> bool:
         return self.snapshot() != self.saved_text
 
+    def framing_lines(self) -> list[tuple[int, str]]:
+        """(editor line number, text) of each reframing: blank lines are no reframing, but
+        the numbers are the ones the editor shows beside the text."""
+        text = self.query_one("#framings", TextArea).text
+        return [(n, ln) for n, ln in enumerate(text.split("\n"), start=1) if ln.strip()]
+
     def build(self) -> Family:
-        name, direct, framings, answers = self.snapshot()
-        data = {"name": name, "direct": direct,
-                "framings": [ln for ln in framings.splitlines() if ln.strip()],
+        name, direct, _, answers = self.snapshot()
+        lines = self.framing_lines()
+        data = {"name": name, "direct": direct, "framings": [ln for _, ln in lines],
                 "answers": parse_answers(answers)}
         if not name.strip():
             raise BadInput("give the family a name.")
-        return fam_mod.validate(data, "family")
+        return fam_mod.validate(data, "family", framing_names=[f"line {n}" for n, _ in lines])
 
     @on(Input.Changed)
     @on(TextArea.Changed)
     def validate(self) -> bool:
-        lines = [ln.strip() for ln in self.query_one("#framings", TextArea).text.splitlines()
-                 if ln.strip()]
+        lines = self.framing_lines()
         seen: dict[str, int] = {}
         dups = []
-        for i, ln in enumerate(lines, start=1):
+        for n, ln in lines:
             key = " ".join(ln.split()).casefold()
             if key in seen:
-                dups.append(f"{i} repeats {seen[key]}")
-            seen.setdefault(key, i)
+                dups.append(f"line {n} repeats line {seen[key]}")
+            seen.setdefault(key, n)
         count = f"{len(lines)} reframings"
         if len(lines) < 20:
             count += " [dim](the paper uses about 30)[/dim]"
         if dups:
-            count += f"  [yellow]duplicates: {', '.join(dups[:5])}[/yellow]"
+            count += f"  [yellow]duplicates: {', '.join(dups[:3])}" + \
+                (f" and {len(dups) - 3} more" if len(dups) > 3 else "") + "[/yellow]"
         self.query_one("#framing-count", Static).update(count)
         status = self.query_one("#validation", Static)
         try:
@@ -145,7 +147,7 @@ class EditorScreen(Screen):
         status.update("[green]✓ valid[/green]" + ("  [dim](unsaved)[/dim]" if self.dirty else ""))
         return True
 
-    def action_save(self) -> None:
+    def action_save(self) -> bool:
         try:
             fam = self.build()
             target = (self.original.path if self.original and self.original.path
@@ -156,14 +158,15 @@ class EditorScreen(Screen):
             fam_mod.save(fam, target)
         except BadInput as exc:
             self.notify(str(exc), title="Not saved", severity="error")
-            return
+            return False
         except OSError as exc:
             self.notify(f"Could not write the family file: {exc}", severity="error")
-            return
+            return False
         self.original = fam
         self.saved_text = self.snapshot()
         self.validate()
         self.notify(f"Saved {target}.")
+        return True
 
     def action_move(self, delta: int) -> None:
         area = self.query_one("#framings", TextArea)
@@ -181,8 +184,10 @@ class EditorScreen(Screen):
             self.app.pop_screen()
             return
 
-        def answer(discard: bool | None) -> None:
-            if discard:
+        def answer(choice: str | None) -> None:
+            # A save that fails (an invalid family, a taken name) keeps the editor open,
+            # with the reason on screen.
+            if choice == "discard" or (choice == "save" and self.action_save()):
                 self.app.pop_screen()
 
         self.app.push_screen(ConfirmLeave(), answer)
@@ -208,17 +213,11 @@ class EditorScreen(Screen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="draft")
     def draft(self, direct: str) -> None:
-        from probe.backends.base import Sampling
-        from probe.prompting import PromptStyle
+        from probe.services import draft_reframings
 
-        backend = self.app.backend  # type: ignore[attr-defined]
-        style = PromptStyle(mode="chat", instruction="")
         try:
-            out = next(iter(backend.sample_many(DRAFT_REQUEST.format(n=10, direct=direct), 1,
-                                                style, Sampling(0.8, 600), [0])))
-            drafts = [ln.strip(" -•*0123456789.)\t") for ln in out.text.splitlines()]
-            self.post_message(DraftsReady([d for d in drafts if len(d) > 10]))
-        except Exception as exc:
+            self.post_message(DraftsReady(draft_reframings(self.app.backend, direct)))
+        except Exception as exc:       # an engine's own error: one message, no crash
             self.post_message(DraftsReady([], f"{type(exc).__name__}: {exc}"))
 
     def on_drafts_ready(self, msg: DraftsReady) -> None:

@@ -1,11 +1,12 @@
-"""The help dialog (? anywhere): each screen's keys, a row per screen."""
+"""The help dialog (? anywhere): each screen's keys, a row per screen, then a short
+glossary of what the screens show."""
 
 from __future__ import annotations
 
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -13,31 +14,60 @@ HELP = [  # (where, its keys): a row each, the keys wrapping under themselves
     ("Home", "r run · n new family · e edit · h history · m model · g charts · "
              "s run settings · Home/End first/last"),
     ("Editor", "ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a line"),
-    ("Run", "s stop · u resume · k quick check · a answers · enter one reframing's sample"),
+    ("Run", "s stop · u resume · k quick check · a answers · w why this label · enter one "
+            "reframing's sample · ctrl+p copy the result (Markdown, LaTeX, JSON) or export"),
     ("Answers", "space mark · m merge the marked into the row under the cursor · x split · "
                 "g suggest merges"),
-    ("History", "enter open · space mark · c compare two marked · / filter"),
+    ("History", "enter open · space mark · c compare two marked · p pooled repeats · "
+                "/ filter"),
+    ("Pooled", "enter each reframing across the runs · o sort · x export CSV and JSON"),
     ("Charts", "←↑↓→ or a click: move between points · enter open its run · m model"),
     ("Anywhere", "? this help · ctrl+p palette · escape back · q quit (a run that is "
                  "sampling asks first)"),
 ]
 
 
-def help_table() -> Table:
+GLOSSARY = [
+    ("DR", "direct rate: the share of the direct question's picks that are its top answer"),
+    ("FR", "framed rate: the share of the reframings' picks that are that same direct top "
+           "answer"),
+    ("π", "bias depth, DR × FR"),
+    ("labels", "Deep: DR > 0.65 and π > 0.40 · Shallow: DR > 0.65, π ≤ 0.40 · Non-bias: "
+               "DR ≤ 0.65 (the thresholds are run settings)"),
+    ("pick, ⊘", "a pick is an answer that chooses; ⊘ marks a non-pick (empty, refusal, hedge, "
+                "list, echo of the question), counted for neither rate"),
+    ("✓ ✗", "a reframing's answer counts toward FR (✓) or against it (✗)"),
+    ("95% CI", "the Wilson interval of a rate; π's range is the product of their ends"),
+    ("sure", "the posterior probability of the label; settled at 95%, else settling "
+             "(sampling) or unsettled; w says what would settle it"),
+    ("rule", "probe: the paper's text · reference: its released code (own clustering, "
+             "every non-empty answer counts, Deep on π alone)"),
+    ("pooled", "finished runs of one family and model measured the same way (any seed), "
+               "scored as one set"),
+]
+
+
+def two_columns(rows: list[tuple[str, str]]) -> Table:
+    """A bold word and what it says, the text wrapping under itself."""
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
-    for where, keys in HELP:
-        grid.add_row(where, keys)
+    for word, text in rows:
+        grid.add_row(word, text)
     return grid
+
+
+def help_table() -> Table:
+    return two_columns(HELP)
 
 
 class HelpScreen(ModalScreen):
     BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close")]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="help-box"):
+        with VerticalScroll(id="help-box"):
             yield Static("[b]probe[/b]: is a model's favourite answer a Deep or a Shallow "
-                         "bias?\n")
+                         "bias?  [dim](escape to close; the glossary is below)[/dim]\n")
             yield Static(help_table(), id="help-text")
-            yield Static("[dim]escape to close[/dim]")
+            yield Static("\n[b]Glossary[/b]")
+            yield Static(two_columns(GLOSSARY), id="glossary")

@@ -1,7 +1,9 @@
-"""Past runs: filter, open read-only, and compare two runs (or two results of one run).
+"""Past runs: filter, open read-only, compare two runs (or two results of one run), and the
+pooled view of repeat runs.
 
 Each run's row is its result as sampled; a re-score after a merge or split is a row of its
-own beneath it, dated, so the original is always in view."""
+own beneath it, dated, so the original is always in view. The highlighted run's settings
+are spelled out under the table; `p` shows one row per group of compatible runs instead."""
 
 from __future__ import annotations
 
@@ -15,17 +17,19 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from probe.analysis import compare_models, render_compare, top_answers_agree
 from probe.metrics import LABEL_TEXT
+from probe.settings_view import one_line, parse, short_line
 from probe.store import as_sampled, version_kind
+from screens.compare import compare_text
+from screens.pooled import PooledView
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
-WIDE = (" ", "run", "family", "model", "ended", "samples", "seed", "label", "DR", "FR", "π",
-        "top answer", "when")
+WIDE = (" ", "run", "family", "model", "ended", "samples", "settings", "seed", "label", "DR",
+        "FR", "π", "top answer", "when")
 NARROW = (" ", "run", "family", "model", "ended", "samples", "label", "π")
 FIXED = {" ": 1, "run": 4, "ended": 11, "samples": 7, "seed": 10, "label": 8, "DR": 4, "FR": 4,
          "π": 4, "when": 16}
-FLEXIBLE = {"family": 0.7, "model": 1.5, "top answer": 0.7}
+FLEXIBLE = {"family": 0.7, "model": 1.2, "settings": 1.1, "top answer": 0.6}
 
 
 def when(t: float | None) -> str:
@@ -41,11 +45,12 @@ def parse_key(key: str) -> tuple[int, int | None]:
     return int(run), int(version) if version else None
 
 
-class HistoryScreen(Screen):
+class HistoryScreen(PooledView, Screen):
     BINDINGS = [
         Binding("enter", "open", "Open"),
         Binding("space", "mark", "Mark"),
         Binding("c", "compare", "Compare marked"),
+        Binding("p", "pooled", "Pooled repeats"),
         Binding("slash", "filter", "Filter"),
         Binding("escape", "back", "Back"),
     ]
@@ -59,13 +64,27 @@ class HistoryScreen(Screen):
         yield Input(placeholder="filter by family or model… (enter: to the table)",
                     id="filter")
         yield RowTable(id="runs", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="pools", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="run-detail")
         yield Static("", id="compare")
         yield Footer()
 
     def on_mount(self) -> None:
         self.columns = ()
+        self.query_one("#pools", DataTable).display = False
         self.on_resize()
         self.query_one("#runs", DataTable).focus()
+
+    def on_screen_resume(self) -> None:
+        # Back from a run opened here: a merge or split there added a re-score to show.
+        self.refresh_runs()
+        if self.showing_pools:
+            self.refresh_pools()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in ("mark", "compare"):
+            return not self.showing_pools
+        return True
 
     def on_resize(self) -> None:
         # A narrow terminal shows fewer columns, each readable, rather than all of them cut
@@ -81,11 +100,14 @@ class HistoryScreen(Screen):
         flexible = FLEXIBLE if columns == WIDE else {"family": 1.0, "model": 1.0}
         fit_columns(table, self.size.width, {k: w for k, w in FIXED.items() if k in columns},
                     flexible, minimum=6)
+        self.fit_pools()
 
     @on(Input.Changed, "#filter")
     def refresh_runs(self) -> None:
         if not self.columns:
             return
+        if self.showing_pools:
+            self.refresh_pools()
         store = self.app.store  # type: ignore[attr-defined]
         text = self.query_one("#filter", Input).value.strip().casefold()
         table = self.query_one("#runs", DataTable)
@@ -111,6 +133,7 @@ class HistoryScreen(Screen):
             add(row_key(r["id"]), run=str(r["id"]), family=Text(r["family_name"]),
                 model=Text(r["model"]), ended=r["ending"] or r["status"],
                 samples=f"{used}/{planned}" if planned else str(used),
+                settings=Text(short_line(r["settings"]), overflow="ellipsis"),
                 seed="—" if r["seed"] is None else str(r["seed"]),
                 label=LABEL_TEXT.get(first["label"], "—"), DR=fmt(first["dr"]),
                 FR=fmt(first["fr"]), **{"π": fmt(first["pi"]),
@@ -127,6 +150,21 @@ class HistoryScreen(Screen):
                     **{"π": fmt(v["pi"]), "top answer": Text(v["top_answer"] or "—")},
                     when=when(v["created_at"]))
         move_to_key(table, keep)
+        self.show_detail()
+
+    @on(DataTable.RowHighlighted, "#runs")
+    def show_detail(self) -> None:
+        """The highlighted run's settings, every one it stored, under the table."""
+        detail = self.query_one("#run-detail", Static)
+        key = self.selected()
+        if key is None or self.showing_pools or self.query_one("#compare", Static).display:
+            detail.display = False
+            return
+        run = self.app.store.run(parse_key(key)[0])  # type: ignore[attr-defined]
+        text = one_line(run.settings, run.model, run.model_hash, run.seed,
+                        skip=("model_spec",))
+        detail.update(f"[b]run {run.id}[/b] [dim]{escape(text)}[/dim]")
+        detail.display = True
 
     def selected(self) -> str | None:
         return cursor_key(self.query_one("#runs", DataTable))
@@ -136,15 +174,21 @@ class HistoryScreen(Screen):
 
     @on(Input.Submitted, "#filter")
     def filter_done(self) -> None:
-        self.query_one("#runs", DataTable).focus()
+        self.query_one("#pools" if self.showing_pools else "#runs", DataTable).focus()
 
     def action_back(self) -> None:
         if self.query_one("#filter", Input).has_focus:
-            self.query_one("#runs", DataTable).focus()
+            self.query_one("#pools" if self.showing_pools else "#runs", DataTable).focus()
+            return
+        if self.showing_pools:
+            self.action_pooled()
             return
         self.app.pop_screen()
 
     def action_open(self) -> None:
+        if self.showing_pools:
+            self.open_pool()
+            return
         key = self.selected()
         if key is None:
             return
@@ -156,6 +200,10 @@ class HistoryScreen(Screen):
     @on(DataTable.RowSelected, "#runs")
     def row_chosen(self) -> None:
         self.action_open()
+
+    @on(DataTable.RowSelected, "#pools")
+    def pool_chosen(self) -> None:
+        self.open_pool()
 
     def action_mark(self) -> None:
         # The mark cell changes in place: the cursor stays on the row the user chose.
@@ -181,78 +229,11 @@ class HistoryScreen(Screen):
         box = self.query_one("#compare", Static)
         box.update(compare_text(self.app.store, a, b))
         box.display = True
+        # The comparison names both runs' settings; the one run's line makes room for it.
+        self.query_one("#run-detail", Static).display = False
 
 
 def _planned(r: dict) -> int | None:
-    import json
-
-    try:
-        settings = json.loads(r["settings"])
-    except (TypeError, ValueError):
-        return None
-    n = settings.get("samples")
+    n = parse(r["settings"]).get("samples")
     framings = r.get("n_framings")
     return n + framings if isinstance(n, int) and framings else None
-
-
-def _ended(run) -> str:
-    return f"{run.ending or run.status}, {run.samples_used or 0} samples"
-
-
-def _result(store, run_id: int, version: int | None) -> dict | None:
-    """A run's result as sampled (version None) or one of its re-scores."""
-    versions = store.result_versions(run_id)
-    if not versions:
-        return None
-    if version is None:
-        return as_sampled(versions)
-    return next((v for v in versions if v["version"] == version), None)
-
-
-def compare_text(store, a: tuple[int, int | None], b: tuple[int, int | None]) -> str:
-    """Two results side by side (two runs, or two results of one run), and whether their
-    top answers agree."""
-    ra, rb = store.run(a[0]), store.run(b[0])
-    res_a, res_b = _result(store, *a), _result(store, *b)
-    if not res_a or not res_b:
-        return "[yellow]Both runs need at least one sample to compare.[/yellow]"
-    fam = store.family(res_a["family_id"] or ra.family_id)
-    families = escape(ra.family_name) if ra.family_name == rb.family_name else \
-        f"{escape(ra.family_name)} vs {escape(rb.family_name)}  [yellow](different families)" \
-        "[/yellow]"
-    same = top_answers_agree(res_a["top_answer"], res_b["top_answer"], fam)
-
-    def name(ref, res) -> str:
-        return f"run {ref[0]}" + (f" v{res['version']} (re-scored)" if ref[1] else "")
-
-    col = max(28, len(ra.model) + 2, len(rb.model) + 2)
-    rows = [f"[b]compare[/b] {families}",
-            f"{'':<8}{name(a, res_a):<{col}}{name(b, res_b):<{col}}",
-            f"{'model':<8}{escape(ra.model):<{col}}{escape(rb.model):<{col}}",
-            f"{'seed':<8}{str(ra.seed):<{col}}{str(rb.seed):<{col}}",
-            f"{'ended':<8}{_ended(ra):<{col}}{_ended(rb):<{col}}"]
-    for key, label in (("dr", "DR"), ("fr", "FR"), ("pi", "π")):
-        rows.append(f"{label:<8}{res_a[key]:<{col}.2f}{res_b[key]:<{col}.2f}")
-    rows.append(f"{'label':<8}{LABEL_TEXT[res_a['label']]:<{col}}"
-                f"{LABEL_TEXT[res_b['label']]:<{col}}")
-    rows.append(f"{'top':<8}{escape(str(res_a['top_answer'])):<{col}}"
-                f"{escape(str(res_b['top_answer'])):<{col}}")
-
-    def picks(res) -> str:
-        # Each side's picks of its samples: a verdict on 1 of 10 answers reads as such.
-        if res.get("direct_total") is None:
-            return f"{res['n_direct']} + {res['n_framed']}"
-        return (f"{res['n_direct']}/{res['direct_total']} + "
-                f"{res['n_framed']}/{res['framed_total']}")
-
-    rows.append(f"{'picks':<8}{picks(res_a):<{col}}{picks(res_b):<{col}}")
-    rows.append("same top answer: " + ("[green]yes[/green]" if same else "[red]no[/red]"))
-    if ra.model != rb.model:
-        # Two models: the paper's view over every family both have run.
-        from probe.errors import BadInput
-
-        try:
-            rows += ["", escape(render_compare(compare_models(store, ra.model, rb.model)))]
-        except BadInput as exc:
-            rows.append(escape(str(exc)))
-    return "\n".join(rows)

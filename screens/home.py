@@ -1,5 +1,5 @@
-"""Home: the families with their last labels, the model and the run settings; the
-model-picker dialog it opens."""
+"""Home: the families with their last labels (and pooled repeats), the model and the run
+settings."""
 
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
 
 from probe import family as fam_mod
 from probe.errors import ProbeError
@@ -23,7 +21,14 @@ from probe.paths import families_dir
 from probe.runner import RunSettings
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
+from screens.fit import fit_line
+from screens.home_pooled import PooledColumn
+from screens.model_picker import ModelPicker  # noqa: F401 (the app opens it)
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
+
+HEADERS = {"family": "family", "framings": "framings", "prompt": "direct prompt",
+           "label": "last label", "pooled": "pooled runs", "others": "other models"}
+
 
 def prompt_cell(prompts: list[str]):
     """How a family's direct prompt reads in its column: the words every family starts
@@ -38,34 +43,17 @@ def prompt_cell(prompts: list[str]):
     return cell
 
 
-class ModelPicker(ModalScreen[str | None]):
-    """Models usable here, as `probe models` lists them."""
-
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
-
-    def __init__(self, models: list[dict]) -> None:
-        super().__init__()
-        self.models = models
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="picker-box"):
-            yield Static("[b]Choose a model[/b]  (enter to load, escape to cancel)")
-            options = [Option(f"{m['engine']:<13} {m['name']}  [dim]{m['size'] / 1e6:,.0f} MB"
-                              f"[/dim]", id=str(i)) for i, m in enumerate(self.models)]
-            yield OptionList(*options, id="model-list")
-
-    @on(OptionList.OptionSelected)
-    def chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.models[int(event.option.id)]["spec"])
-
-
-class HomeScreen(Screen):
+class HomeScreen(PooledColumn, Screen):
+    columns: tuple = ()
+    # Help comes first and the model's key lives in the status line ("m to change"): at
+    # 80 columns the footer keeps what is not said anywhere else.
     BINDINGS = [
-        Binding("r", "run", "Run"),
+        Binding("question_mark", "app.help", "Help"),
+        Binding("r", "run", "Run", key_display="r/⏎"),
         Binding("n", "new", "New"),
         Binding("e", "edit", "Edit"),
         Binding("h", "history", "History"),
-        Binding("m", "model", "Model"),
+        Binding("m", "model", "Model", show=False),
         Binding("g", "charts", "Charts"),
         Binding("s", "settings", "Settings"),
     ]
@@ -79,11 +67,7 @@ class HomeScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#families", DataTable)
-        for key, label in (("family", "family"), ("framings", "framings"),
-                           ("prompt", "direct prompt"), ("label", "last label"),
-                           ("others", "other models")):
-            table.add_column(label, key=key)
+        self.columns: tuple = ()
         self.refresh_families()
         self.update_model_status()
         # A file written, changed or deleted in another window shows up without leaving Home.
@@ -105,12 +89,32 @@ class HomeScreen(Screen):
             out.append((path.name, st.st_mtime_ns, st.st_size))
         return tuple(out)
 
+    def wanted_columns(self) -> tuple:
+        """The pooled verdict, when there is one, before the other models' labels: below
+        100 columns those make way for it."""
+        keys = ["family", "framings", "prompt", "label", "others"]
+        if self.repeats:
+            keys.insert(4, "pooled")
+            if (self.size.width or 80) < 100:
+                keys.remove("others")
+        return tuple(keys)
+
     def on_resize(self) -> None:
+        self.query_one(Footer).compact = self.size.width < 110
+        self.update_model_status()
+        if self.wanted_columns() != self.columns:
+            self.refresh_families()
+            return
         app = self.app
         longest = max((len(f.name) for f in app.families.values()), default=6)
-        fit_columns(self.query_one("#families", DataTable), self.size.width,
-                    {"family": min(max(longest, 6) + 1, 24), "framings": 8, "label": 16},
-                    {"prompt": 1.3, "others": 1.0}, minimum=len("other models"))
+        flexible = {k: w for k, w in (("prompt", 1.3), ("others", 1.0)) if k in self.columns}
+        narrow = "others" not in self.columns
+        fixed = {"family": min(max(longest, 6) + 1, 16 if narrow else 24), "framings": 8,
+                 "label": 16}
+        if "pooled" in self.columns:
+            fixed["pooled"] = len("Shallow π 0.43 ×3")
+        fit_columns(self.query_one("#families", DataTable), self.size.width, fixed, flexible,
+                    minimum=9 if self.repeats else len("other models"))
 
     def on_screen_resume(self) -> None:
         self.refresh_families()
@@ -123,6 +127,12 @@ class HomeScreen(Screen):
         # The cursor follows the family, not the row number: rows come and go as files do.
         keep = cursor_key(table)
         keep_row = table.cursor_row
+        self.repeats = self.find_repeats()
+        if self.wanted_columns() != self.columns:
+            self.columns = self.wanted_columns()
+            table.clear(columns=True)
+            for key in self.columns:
+                table.add_column(HEADERS[key], key=key)
         table.clear()
         labels = app.store.last_labels()
         by_family: dict[str, list[str]] = {}
@@ -130,25 +140,30 @@ class HomeScreen(Screen):
             if model != app.model_display:
                 by_family.setdefault(name, []).append(f"{model}: {LABEL_TEXT[r['label']]}")
 
-        def label_cells(name: str) -> tuple[str, Text]:
+        def label_cells(name: str) -> dict:
             last = labels.get((name, app.model_display))
             here = f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—"
-            return here, Text(" · ".join(by_family.get(name, [])), style="dim")
+            return {"label": here, "pooled": self.pooled_cell(name),
+                    "others": Text(" · ".join(by_family.get(name, [])), style="dim")}
+
+        def add(key: str, **cells) -> None:
+            table.add_row(*[cells.get(c, "") for c in self.columns], key=key)
 
         app.families = {}
+        rows: dict[str, str] = {}
         self.errors: dict[str, str] = {}
         found = fam_mod.discover(families_dir())
         prompt = prompt_cell([f.direct for _, f in found if not isinstance(f, ProbeError)])
         for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
-                table.add_row(Text(path.stem), "—", Text(str(fam), style="red",
-                                                         overflow="ellipsis"), "", "",
-                              key=str(path))
+                add(str(path), family=Text(path.stem), framings="—",
+                    prompt=Text(str(fam), style="red", overflow="ellipsis"))
                 continue
             app.families[str(path)] = fam
-            table.add_row(Text(fam.name), str(len(fam.framings)), prompt(fam.direct),
-                          *label_cells(fam.name), key=str(path))
+            add(str(path), family=Text(fam.name), framings=str(len(fam.framings)),
+                prompt=prompt(fam.direct), **label_cells(fam.name))
+            rows[fam.name] = str(path)
         for name in app.store.family_names():
             if not any(f.name == name for f in app.families.values()):
                 run = app.store.runs(family=name, limit=1)
@@ -156,13 +171,15 @@ class HomeScreen(Screen):
                 if fam:
                     key = f"db:{name}"
                     app.families[key] = fam
-                    table.add_row(Text(name) + Text(" (db)", style="dim"),
-                                  str(len(fam.framings)), prompt(fam.direct), *label_cells(name),
-                                  key=key)
+                    add(key, family=Text(name) + Text(" (db)", style="dim"),
+                        framings=str(len(fam.framings)), prompt=prompt(fam.direct),
+                        **label_cells(name))
+                    rows[name] = key
         if table.row_count and not move_to_key(table, keep):
             table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))
         self.on_resize()
         self.show_hint()
+        self.fill_pooled(rows)
 
     @on(DataTable.RowHighlighted, "#families")
     def show_hint(self) -> None:
@@ -181,12 +198,18 @@ class HomeScreen(Screen):
         self.query_one("#model-status", Static).update(app.model_status_text())
         s = app.run_settings
         seed = "fresh seed each run" if s.seed is None else f"seed {s.seed}"
-        extras = [x for x in ("base prompts" if s.base else "", "quick check" if s.quick
-                              else "", f"{s.rule} rule" if s.rule != "probe" else "") if x]
+        # What the next runs use, fitted: the rule and the counts stay, the reminders go.
+        parts = [(9, f"runs: {s.samples} direct samples"), (8, f"T {s.temperature:g}"),
+                 (7, f"{s.rule} rule"), (5, seed),
+                 (4, f"DR > {s.dr_threshold:g}, π > {s.pi_threshold:g}")]
+        if s.base:
+            parts.append((6, f"base prompts, {s.shots} shots"))
+        if s.quick:
+            parts.append((6, "quick check"))
+        parts.append((3, "(s: settings)"))
+        width = max(20, (self.size.width or 80) - 2)
         self.query_one("#settings-line", Static).update(
-            f" [dim]runs: {s.samples} direct samples · T {s.temperature:g} · {seed}"
-            f" · DR > {s.dr_threshold:g}, π > {s.pi_threshold:g}"
-            f"{' · ' + ' · '.join(extras) if extras else ''}  (s: settings)[/dim]")
+            f" [dim]{escape(fit_line(parts, width, sep=' · '))}[/dim]")
 
     def selected_family(self):
         app = self.app
@@ -236,7 +259,7 @@ class HomeScreen(Screen):
 
         def chosen(settings: RunSettings | None) -> None:
             if settings is not None:
-                app.run_settings = settings
+                app.set_run_settings(settings)
                 self.update_model_status()
 
         app.push_screen(SettingsScreen(app.run_settings), chosen)
@@ -270,4 +293,9 @@ class HomeScreen(Screen):
 
     @on(DataTable.RowSelected, "#families")
     def row_chosen(self) -> None:
+        # Enter runs, as r does: said, so a run never starts unannounced.
+        key, fam = self.selected_family()
+        if fam is not None:
+            self.notify(f"enter runs the selected family ({fam.name}), as r does; "
+                        "e edits it, h shows past runs.", timeout=6, markup=False)
         self.action_run()

@@ -1,44 +1,30 @@
-"""What the run view draws: the stat boxes, the badge, the distributions, the reframings
-table and the result versions; refreshed from a timer, never per sample."""
+"""What the run view draws: the title and settings lines, the stat boxes, the badge, the
+distributions, the reframings table and the result versions; refreshed from a timer,
+never per sample. Everything is read from the one scored result the screen holds."""
 
 from __future__ import annotations
 
 import time
-from collections import Counter
 
 from rich.markup import escape
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
-from probe.matching import normalise
 from probe.metrics import LABEL_TEXT, AnswerCount, Scores
 from probe.report import bar, floor_percent
+from probe.settings_view import one_line
 from probe.store import as_sampled, version_kind
+from probe.verdict import framed_lines, why_words  # noqa: F401 (why_words: tests)
+from screens.fit import cells, fit_parts, shorten
 
 BADGE_CLASS = {"deep": "deep", "shallow": "shallow", "non_bias": "nonbias"}
 ACTIVE = ("starting", "running", "stopping")
+MARK_STYLE = {"✓": "green", "✗": "red", "⊘": "dim"}
 
 
 def sure_text(p_label: float) -> str:
     """The label's probability, floored: a label short of settled (95%) never reads 95%."""
     return f"{floor_percent(p_label)} sure"
-
-
-def why_words(answer: str, canonical: str, reason: str, times: int = 1) -> str:
-    """The matcher's reason in words: how a form joined its answer, or that it joined none
-    (``times``: how often the run gave this form). A bare "exact" on a row that only
-    repeats an answer would read as "exact match"; "alias" on the answer's own name as if
-    it were another word for it."""
-    if reason == "new":
-        return "new answer"
-    if normalise(answer) == normalise(canonical) and reason in ("exact", "alias"):
-        return "repeated" if times > 1 else "the answer itself"
-    return reason
-
-
-def form_counts(matches) -> Counter:
-    """How often each form (as the matcher normalises it) was given in a run."""
-    return Counter(normalise(m.answer) for _, m in matches)
 
 
 def when(t: float) -> str:
@@ -60,25 +46,27 @@ def _fmt_rate(name: str, value: float, hits: int, n: int, ci: tuple[float, float
             f"[dim]95% CI {ci[0]:.2f}–{ci[1]:.2f}[/dim]")
 
 
-def render_distribution(title: str, items: list[AnswerCount], top: str | None,
-                        limit: int = 8, room: int = 40) -> Text:
-    """One row per answer, each one line in ``room`` columns: a long name ends in …"""
+def render_distribution(title: str, items: list[AnswerCount], limit: int = 8,
+                        room: int = 40) -> Text:
+    """One row per answer, each one line in ``room`` columns: a long name ends in …; the
+    answers that count toward the side's rate (``hit``) are the highlighted ones."""
     text = Text(f"{title}\n", style="bold")
     if not items:
         text.append("(no answers yet)", style="dim")
         return text
-    # name, a space, the bar, " 99", " ⊘": the bar gives way first, then the name.
+    # name, a space, the bar, " 99", " ✓": the bar gives way first, then the name.
     longest = min(max(len(a.answer) for a in items[:limit]), 22)
     width = max(4, min(14, room - 6 - min(longest, 12)))
     name_w = max(4, min(longest, room - 6 - width))
     for ac in items[:limit]:
-        style = "bold reverse" if ac.answer == top else ""
         name = ac.answer if len(ac.answer) <= name_w else ac.answer[:name_w - 1] + "…"
-        text.append(f"{name:<{name_w}}", style=style)
-        text.append(" " + bar(ac.rate, width), style="green" if ac.answer == top else "cyan")
+        text.append(f"{name:<{name_w}}", style="bold reverse" if ac.hit else "")
+        text.append(" " + bar(ac.rate, width), style="green" if ac.hit else "cyan")
         text.append(f" {ac.count:>2}")
         if ac.refusal:
             text.append(" ⊘", style="dim")
+        elif ac.hit:
+            text.append(" ✓", style="green")
         text.append("\n")
     if len(items) > limit:
         text.append(f"… {len(items) - limit} more", style="dim")
@@ -92,35 +80,60 @@ class RunDisplay:
         if not self._dirty:
             return
         self._dirty = False
-        # While samples arrive the view refines one answer at a time; once the run stops it
-        # shows the order-free scores the run keeps.
-        settled = self.state not in ACTIVE
-        self.scored = (self.live.final() if settled else self.live.scored()) \
-            if self.responses else None
         s = self.scored.scores if self.scored else None
-        planned = len(self.family.framings) + self.settings.samples
-        mode = " [dim](read-only)[/dim]" if self.read_only else ""
-        quick = "   [b]quick check on[/b]" if self.quick_on and self.state in ACTIVE else ""
-        seed = f"seed {self.seed}" if self.seed is not None else "seed …"
-        model = self.app.model_display  # type: ignore[attr-defined]
-        if self.run_id is not None and (self.read_only or self.state not in ACTIVE):
-            model = self.app.store.run(self.run_id).model  # type: ignore[attr-defined]
-        # What changes first (the state, the count), so a narrow screen cuts the run's
-        # number and seed, not whether it finished (the line never wraps: see probe.tcss).
-        self.query_one("#run-title", Static).update(
-            f" [b]{escape(self.family.name)}[/b] on {escape(model)}"
-            f"   [i]{self.state.replace(' (quick check settled)', ' · quick check')}[/i]"
-            f"{mode}{quick}   {len(self.responses)}/{planned} samples"
-            f"   run {self.run_id or '…'} · {seed}\n [dim]{escape(self.family.direct)}[/dim]")
+        width = self.size.width - 2
+        self.query_one("#run-title", Static).update(self._title(width))
+        self.query_one("#run-settings", Static).update(self._settings_line(width))
         versions = self.query_one("#run-versions", Static)
         versions.update(self._versions_text())
         versions.display = len(self.versions) > 1
         self._update_stats(s)
         self._update_table()
 
+    def _model(self) -> str:
+        model = self.app.model_display  # type: ignore[attr-defined]
+        if self.run_id is not None and (self.read_only or self.state not in ACTIVE):
+            model = self.app.store.run(self.run_id).model  # type: ignore[attr-defined]
+        return model
+
+    def _title(self, width: int) -> str:
+        """The run's line, fitted: the family and the state stay; the run's number goes
+        first, then the model's name shrinks; the seed and the count stay longest."""
+        planned = len(self.family.framings) + self.settings.samples
+        state = self.state.replace(" (quick check settled)", " · quick check")
+        seed = f"seed {self.seed}" if self.seed is not None else "seed …"
+        fixed = [(9, f" [b]{escape(self.family.name)}[/b]"), (9, f"[i]{state}[/i]"),
+                 (7, f"{self.samples_done}/{planned} samples"), (6, seed),
+                 (2, f"run {self.run_id or '…'}")]
+        if self.read_only:
+            fixed.insert(2, (3, "[dim](read-only)[/dim]"))
+        if self.quick_on and self.state in ACTIVE:
+            fixed.insert(2, (5, "[b]quick check on[/b]"))
+        # The parts without the model first; the model's name gets the room left, taken
+        # from the run's number and the read-only mark if it needs it, never from the seed.
+        kept = fit_parts(fixed, width, sep="  ")
+        room = width - cells("  ".join(t for _, t in kept)) - 5
+        if room < 12:
+            kept = [p for p in kept if p[0] > 4]
+            room = width - cells("  ".join(t for _, t in kept)) - 5
+        if room >= 8:
+            kept.insert(1, (4, f"on {escape(shorten(self._model(), room))}"))
+        line = "  ".join(t for _, t in kept)
+        return f"{line}\n [dim]{escape(shorten(self.family.direct, width - 1))}[/dim]"
+
+    def _settings_line(self, width: int) -> str:
+        if self.run_id is not None:
+            run = self.app.store.run(self.run_id)  # type: ignore[attr-defined]
+            text = one_line(run.settings, model_hash=run.model_hash,
+                            skip=("seed", "model", "engine", "model_spec"))
+        else:
+            text = one_line(self.settings.__dict__, skip=("seed", "model", "model_hash",
+                                                          "model_spec"))
+        return f" [dim]{escape(shorten(text, width - 1))}[/dim]"
+
     def set_verdict_note(self, text: str) -> None:
         """The line under the badge for what qualifies the verdict (e.g. too few picks on a
-        side); hidden while empty."""
+        side) or why it is what it is; hidden while empty."""
         note = self.query_one("#verdict-note", Static)
         note.update(text)
         note.display = bool(text)
@@ -149,6 +162,7 @@ class RunDisplay:
             for wid in ("#dr", "#fr", "#pi"):
                 self.query_one(wid, Static).update("[dim]waiting for samples…[/dim]")
             self.query_one("#badge", Static).update("")
+            self.set_verdict_note("")
             return
         room = self.query_one("#dr", Static).content_size.width or 99
         self.query_one("#dr", Static).update(_fmt_rate("DR", s.dr, s.dr_hits, s.n_direct,
@@ -161,40 +175,40 @@ class RunDisplay:
         # While sampling an unsure label is still settling; once sampling stops it stays
         # unsettled (more samples could change it).
         settling = "" if s.settled else (
-            "\nsettling" if self.state in ("running", "starting", "stopping") else "\nunsettled")
+            "\nsettling" if self.state in ACTIVE else "\nunsettled")
         badge.update(f"{LABEL_TEXT[s.label]}{settling}\n{sure_text(s.p_label)}")
         for cls in BADGE_CLASS.values():
             badge.remove_class(cls)
         badge.add_class(BADGE_CLASS[s.label])
         badge.set_class(not s.settled, "settling")
-        note = (f"picks: direct {s.n_direct}/{s.direct_total}, "
-                f"framed {s.n_framed}/{s.framed_total}")
-        if s.reason:
-            note += f" · {escape(s.reason)}"
-        if s.warning:
-            note = f"[yellow]⚠ {escape(s.warning)}[/yellow]"
-        self.set_verdict_note(note if s.direct_total or s.framed_total else "")
+        self.set_verdict_note(self._note(s))
         # A small terminal keeps room for the reframings table.
         limit = 3 if self.size.height < 30 else 8
         room = self.query_one("#direct-dist", Static).content_size.width or 40
         self.query_one("#direct-dist", Static).update(
-            render_distribution("Direct answers (⊘ not a pick)", s.direct_distribution,
-                                s.top_answer, limit, room))
+            render_distribution("Direct answers (✓ DR's, ⊘ not a pick)", s.direct_distribution,
+                                limit, room))
         self.query_one("#framed-dist", Static).update(
-            render_distribution("Framed answers", s.framed_distribution, s.top_answer, limit,
+            render_distribution("Framed answers (✓ FR's)", s.framed_distribution, limit,
                                 room))
+
+    def _note(self, s: Scores) -> str:
+        if s.warning:
+            return f"[yellow]⚠ {escape(s.warning)}[/yellow]"
+        if not (s.direct_total or s.framed_total):
+            return ""
+        if self.state in ACTIVE:
+            note = (f"picks: direct {s.n_direct}/{s.direct_total}, "
+                    f"framed {s.n_framed}/{s.framed_total}")
+            return note + (f" · {escape(s.reason)}" if s.reason else "")
+        why = self.explanation().summary()
+        return f"[b]why:[/b] {escape(why)}  [dim](w: more)[/dim]"
 
     def _update_table(self) -> None:
         # Rows are created once; a tick rewrites only the cells whose text changed, so a
         # refresh costs little however often samples arrive.
         table = self.query_one("#framings", DataTable)
-        framed = {}
-        top = None
-        times: Counter = Counter()
-        if self.scored:
-            times = form_counts(self.scored.matches)
-            top = self.scored.scores.top_answer
-            framed = {r.idx: m for r, m in self.scored.matches if r.kind == "framed"}
+        lines = framed_lines(self.scored) if self.scored else {}
         if table.row_count != len(self.family.framings):
             table.clear()
             for i, scenario in enumerate(self.family.framings):
@@ -202,20 +216,15 @@ class RunDisplay:
                               Text(scenario, overflow="ellipsis"), key=str(i))
             self._cells: dict[int, tuple] = {}
         for i in range(len(self.family.framings)):
-            m = framed.get(i)
-            if m is None:
+            line = lines.get(i)
+            if line is None:
                 continue
-            hit = m.canonical == top and bool(top) and not m.refusal
-            values = (m.canonical or "(empty)", hit, why_words(m.answer, m.canonical, m.reason,
-                                                             times[normalise(m.answer)]),
-                      m.refusal)
+            values = (line.canonical or "(empty)", line.mark,
+                      line.why + (f" · not a pick ({line.nonpick})" if line.nonpick else ""))
             if self._cells.get(i) == values:
                 continue
             self._cells[i] = values
-            table.update_cell(str(i), "answer", Text(values[0], style="" if m.canonical
+            table.update_cell(str(i), "answer", Text(values[0], style="" if line.canonical
                                                      else "dim", overflow="ellipsis"))
-            table.update_cell(str(i), "top", Text("✓" if hit else "✗",
-                                                  style="green" if hit else "red"))
-            table.update_cell(str(i), "why", Text(values[2] + (" · not a pick" if m.refusal
-                                                               else ""), style="dim",
-                                                  overflow="ellipsis"))
+            table.update_cell(str(i), "top", Text(values[1], style=MARK_STYLE[values[1]]))
+            table.update_cell(str(i), "why", Text(values[2], style="dim", overflow="ellipsis"))

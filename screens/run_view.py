@@ -11,28 +11,31 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from probe.errors import ProbeError
+from probe.explain import explain
 from probe.family import Family
-from probe.matching import normalise
 from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, RunSettings,
                           SampleDrawn)
-from probe.reference import live_scorer
-from probe.scoring import Response
-from screens.answers import AnswerEditing
+from probe.services import run_result
+from probe.verdict import framed_lines, verdict_words
+from screens.answer_editing import AnswerEditing
 from screens.dialogs import Choice, SampleDetail
 from screens.messages import RunEvent
-from screens.run_display import (ACTIVE, RunDisplay, form_counts,  # noqa: F401 (tests)
-                                 sure_text, why_words)
+from screens.result_actions import ResultActions
+from screens.run_display import ACTIVE, RunDisplay, sure_text  # noqa: F401 (tests)
 from screens.tables import RowTable, cursor_key, fit_columns
 
 
-class RunScreen(RunDisplay, AnswerEditing, Screen):
-    """One family on the current model: live, or a past run read-only."""
+class RunScreen(RunDisplay, AnswerEditing, ResultActions, Screen):
+    """One family on the current model: live, or a past run read-only. Everything on it
+    is drawn from one scored result: the runner's while it samples, the core's for a
+    stored run (``probe.services``); the screen never matches an answer itself."""
 
     BINDINGS = [
         Binding("s", "stop", "Stop"),
         Binding("u", "resume", "Resume"),
         Binding("k", "quick", "Quick check"),
         Binding("a", "answers", "Answers"),
+        Binding("w", "why", "Why this label"),
         Binding("enter", "detail", "Sample", show=False),
         Binding("escape", "back", "Back"),
     ]
@@ -43,7 +46,7 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         self.family = family
         self.run_id = run_id
         self.read_only = read_only
-        self.responses: list[Response] = []
+        self.samples_done = 0
         self.state = "starting"
         self.runner: Runner | None = None
         self.scored = None
@@ -53,7 +56,7 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         self.versions: list[dict] = []
         self.quick_on = self.settings.quick
         self._bindings_for = ""
-        self._reset_live()
+        self._explained: tuple | None = None
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Stop, resume and the quick check show in the footer only when they apply."""
@@ -62,6 +65,8 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         if action == "resume":
             return (self.state in ("cancelled", "failed") and self.run_id is not None
                     and not self.running)
+        if action in ("why", "answers"):
+            return self.scored is not None
         return True
 
     def on_key(self, event) -> None:
@@ -80,17 +85,29 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
             self.refresh_bindings()
         RunDisplay.tick(self)
 
-    def _reset_live(self) -> None:
-        """Match everything again: the family's answers (aliases) changed."""
-        # A run scored with --reference is shown (and re-saved) under that rule.
-        self.live = live_scorer(self.family, self.settings.rule, self.settings.dr_threshold,
-                                self.settings.pi_threshold)
-        for r in self.responses:
-            self.live.add(r)
+    def explanation(self):
+        """Why the result shown has its label (computed once per result: ~40 ms)."""
+        s = self.scored.scores
+        key = (id(self.scored), self.settings.rule)
+        if self._explained is None or self._explained[0] != key:
+            self._explained = (key, explain(s, self.settings.dr_threshold,
+                                            self.settings.pi_threshold, self.settings.rule,
+                                            len(self.family.framings)))
+        return self._explained[1]
+
+    def show_stored(self) -> None:
+        """The stored run as the core scores it: its settings, the family it is shown with
+        (a re-score's answers, else its own snapshot) and its result."""
+        shown = run_result(self.app.store, self.run_id, self.family.path)  # type: ignore
+        self.family, self.settings, self.scored = shown.family, shown.settings, shown.scored
+        self.versions = shown.versions
+        self.samples_done = len(self.app.store.samples(self.run_id))  # type: ignore
+        self._dirty = True
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="run-title")
+        yield Static("", id="run-settings")
         yield Static("", id="run-versions")
         with Horizontal(id="stats"):
             yield Static("", id="dr", classes="stat")
@@ -109,27 +126,17 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         table = self.query_one("#framings", DataTable)
         table.add_column("#", key="n")
         table.add_column("answer", key="answer")
-        table.add_column("top?", key="top")
+        table.add_column("FR", key="top")
         table.add_column("why", key="why")
         table.add_column("scenario", key="scenario")
         # Refresh from a timer, not per sample: a fast backend would flood the screen.
         self.set_interval(0.2, self.tick)
         if self.run_id is not None:
-            store = self.app.store  # type: ignore[attr-defined]
-            run = store.run(self.run_id)
-            # A past run keeps its own sample count and thresholds (the CLI can set both).
-            self.settings = RunSettings.from_dict(run.settings)
+            run = self.app.store.run(self.run_id)  # type: ignore[attr-defined]
+            # A past run keeps its own settings: sample count, thresholds and rule.
+            self.show_stored()
             self.seed = run.seed
             self.quick_on = self.settings.quick
-            for s in store.samples(self.run_id):
-                self.responses.append(Response(s.kind, s.idx, s.response))
-            self._load_versions()
-            if self.versions and self.versions[-1]["family_id"]:
-                # Shown as last scored: a re-score's answers, or the run's own snapshot.
-                path = self.family.path
-                self.family = store.family(self.versions[-1]["family_id"])
-                self.family.path = self.family.path or path
-            self._reset_live()
             self.state = ("finished (quick check settled)" if run.ending == "quick check"
                           else run.status)
         if not self.read_only:
@@ -174,14 +181,19 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
     def on_run_event(self, msg: RunEvent) -> None:
         e = msg.event
         if isinstance(e, SampleDrawn):
-            response = Response(e.kind, e.idx, e.response)
-            self.responses.append(response)
-            self.live.add(response)
+            # The runner's own result: what it matched and scored, nothing matched again.
+            self.scored = e.scored
+            self.samples_done = e.done
             self._dirty = True
         elif isinstance(e, (RunFinished, RunCancelled)):
             self.state = "cancelled" if isinstance(e, RunCancelled) else (
                 "finished" + (" (quick check settled)" if e.stopped_early else ""))
-            self._load_versions()
+            self.samples_done = e.samples_used
+            if e.scored is not None:
+                self.scored = e.scored
+                self._load_versions()
+            elif self.run_id is not None:
+                self.show_stored()
             # Draw the kept, order-free scores now rather than on the next tick: the screen
             # never shows "finished" beside the live numbers.
             self._dirty = True
@@ -211,10 +223,13 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         if self.versions and self.versions[-1]["kind"] == "rescored":
             # The runner samples and scores with the run's own family snapshot; show that,
             # so what is on screen is what gets stored.
+            from probe.services import score_samples
+
             path = self.family.path
             self.family = store.family(store.run(self.run_id).family_id)
             self.family.path = self.family.path or path
-            self._reset_live()
+            self.scored = score_samples(store, self.run_id, self.family, self.settings)
+            self._dirty = True
         self.start_run(self.run_id)
 
     def action_quick(self) -> None:
@@ -243,7 +258,7 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
                 self.app.pop_screen()
 
         self.app.push_screen(Choice(
-            f"[b]The run is still sampling[/b] ({len(self.responses)} samples so far).\n"
+            f"[b]The run is still sampling[/b] ({self.samples_done} samples so far).\n"
             "Stop it and go back? The samples are kept; u here or History resumes it.",
             [("s", "stop and go back")], escape_label="stay and keep sampling"), answer)
 
@@ -265,24 +280,31 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
         idx = int(key)
         sample = next((s for s in self.app.store.samples(self.run_id)  # type: ignore
                        if s.kind == "framed" and s.idx == idx), None)
-        match = next((m for r, m in self.scored.matches
-                      if r.kind == "framed" and r.idx == idx), None)
-        if sample is None or match is None:
+        line = framed_lines(self.scored).get(idx)
+        if sample is None or line is None:
             self.notify(f"Reframing {idx + 1} has no sample yet.")
             return
         top = self.scored.scores.top_answer
-        verdict = ("matches the direct top answer" if match.canonical == top and top else
-                   f"does not match the direct top answer ({top or 'none'})")
-        self.app.push_screen(SampleDetail(f"Reframing {idx + 1}", [
+        self.app.push_screen(SampleDetail(f"Reframing {idx + 1}  {line.mark}", [
             ("Scenario", self.family.framings[idx]),
             ("Prompt sent", sample.prompt),
             ("Raw response", sample.response),
-            ("Extracted answer", match.answer),
-            ("Canonical answer", match.canonical),
-            ("Why", why_words(match.answer, match.canonical, match.reason,
-                              form_counts(self.scored.matches)[normalise(match.answer)])
-             + (f" · not a pick ({match.nonpick})" if match.nonpick else "") + f" — {verdict}"),
+            ("Extracted answer", line.answer),
+            ("Canonical answer", line.canonical),
+            ("How it joined that answer", line.why),
+            ("Counts for FR?", verdict_words(line, top, self.settings.rule)),
         ]))
+
+    def action_why(self) -> None:
+        """Each value against its threshold with its interval, where the doubt is and what
+        would settle it."""
+        self.tick()
+        if self.scored is None:
+            self.notify("No samples yet: nothing to explain.")
+            return
+        from screens.why import WhyScreen
+
+        self.app.push_screen(WhyScreen(self.family.name, self.explanation()))
 
     @on(DataTable.RowSelected, "#framings")
     def row_chosen(self) -> None:

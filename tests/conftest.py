@@ -15,13 +15,15 @@ FAMILIES = ROOT / "families"
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):
-    """Point the database, families and cache at a temp folder."""
+    """Point the database, families, cache, config and exports at a temp folder."""
     monkeypatch.setenv("PROBE_DB", str(tmp_path / "probe.db"))
     fam = tmp_path / "families"
     fam.mkdir()
     monkeypatch.setenv("PROBE_FAMILIES", str(fam))
     monkeypatch.setenv("PROBE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PROBE_MODELS", str(tmp_path / "models"))
+    monkeypatch.setenv("PROBE_CONFIG", str(tmp_path / "config"))     # the app's settings
+    monkeypatch.setenv("PROBE_EXPORTS", str(tmp_path / "exports"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

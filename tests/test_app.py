@@ -251,7 +251,7 @@ def test_stop_and_resume_keys(isolated):
             await wait_until(pilot, lambda: app.model_state == "ready")
             await pilot.press("r")
             rs = app.screen
-            await wait_until(pilot, lambda: len(rs.responses) >= 5)
+            await wait_until(pilot, lambda: rs.samples_done >= 5)
             await pilot.press("s")
             await wait_until(pilot, lambda: rs.state == "cancelled", message=lambda: rs.state)
             n = len(app.store.samples(rs.run_id))
@@ -281,7 +281,7 @@ def test_keystrokes_are_handled_within_100ms_while_sampling(isolated):
             await wait_until(pilot, lambda: app.model_state == "ready")
             await pilot.press("r")
             rs = app.screen
-            await wait_until(pilot, lambda: len(rs.responses) >= 3)
+            await wait_until(pilot, lambda: rs.samples_done >= 3)
             latencies = []
             for _ in range(10):
                 # Key event in, screen changed: what the user waits for. (Pilot.press also

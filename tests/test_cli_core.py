@@ -112,3 +112,5 @@ def test_paths_prints_where_things_live(isolated, monkeypatch):
     assert lines["database"] == str((isolated / "x.db").resolve())
     assert lines["families"] == str((isolated / "families").resolve())
     assert lines["cache"] == str((isolated / "cache").resolve())
+    assert lines["config"] == str((isolated / "config").resolve())       # the app's settings
+    assert lines["exports"] == str((isolated / "exports").resolve())

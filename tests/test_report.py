@@ -50,7 +50,9 @@ def legend_texts(fig) -> list[str]:
 
 
 def points(ax) -> list[tuple[float, float]]:
-    return [tuple(xy) for c in ax.collections for xy in c.get_offsets()]
+    """The scatter's points (its interval bars are collections too)."""
+    return [tuple(xy) for c in ax.collections if str(c.get_gid()).startswith("points")
+            for xy in c.get_offsets()]
 
 
 def cancelled_run(store: Store, family_path, model: str) -> int:

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from probe.charts.data import LABELS, Sweep
-from probe.charts.style import COLOURS, THRESHOLD, TOP, new_figure, short, styled
+from probe.charts.style import COLOURS, THRESHOLD, TOP, new_figure, styled, wrapped
 from probe.metrics import DR_THRESHOLD, LABEL_TEXT, SWEEP_RULES
 
 @styled
@@ -30,9 +30,9 @@ def agreement_figure(result: dict) -> Figure:
     ax.set_xlabel(f"π of B (families with DR_B > {DR_THRESHOLD:.2f})")
     same = sum(b["same"] for b in bins)
     n = sum(b["n"] for b in bins)
-    ax.set_title(f"Top answers agree — A: {short(result['model_a'], 30)}, "
-                 f"B: {short(result['model_b'], 30)}\n{same} of {n} families overall; "
-                 "bar labels: same / families in the bin")
+    ax.set_title(wrapped(f"Top answers agree — A: {result['model_a']}, B: "
+                         f"{result['model_b']}", 72, 3)
+                 + f"\n{same} of {n} families overall; bar labels: same / families in the bin")
     return fig
 
 
@@ -42,7 +42,8 @@ def sweep_figure(sweeps: dict[str, Sweep], dr_threshold: float = DR_THRESHOLD) -
     paper's text's rule): one panel per model, one colour per label."""
     cols = min(len(sweeps), 3)
     rows = -(-len(sweeps) // cols)
-    fig = new_figure(2.2 + 3.6 * cols, 0.6 + 3.4 * rows)
+    width = 2.2 + 3.6 * cols
+    fig = new_figure(width, 1.0 + 3.4 * rows)
     axes = fig.subplots(rows, cols, sharey=True, squeeze=False).ravel()
     for m_idx, (ax, (model, (n, sweep))) in enumerate(zip(axes, sweeps.items())):
         ts = [t for t, _ in sweep]
@@ -51,16 +52,19 @@ def sweep_figure(sweeps: dict[str, Sweep], dr_threshold: float = DR_THRESHOLD) -
                     marker="o", markersize=2.5, lw=1.5, gid=f"sweep-{key}-{m_idx}")
         ax.axvline(dr_threshold, color=THRESHOLD, ls="--", lw=1, gid=f"sweep-default-{m_idx}")
         ax.set_ylim(0, 100)
-        ax.set_title(f"{short(model, 30)} (n = {n})", fontsize=10)
+        ax.set_title(f"{wrapped(model, 30, 3)} (n = {n})", fontsize=10)
         ax.set_xlabel("threshold t")
         ax.grid(alpha=0.25)
     for ax in axes[len(sweeps):]:
         ax.set_axis_off()
     for ax in axes[::cols]:
         ax.set_ylabel("families (%)")
-    fig.suptitle(f"Threshold sensitivity — {SWEEP_RULES['probe']}", fontsize=10)
+    # About eleven characters of 10-point text to the inch: the rule wraps to the width.
+    fig.suptitle("Threshold sensitivity\n" + wrapped(SWEEP_RULES["probe"], int(width * 10), 3),
+                 fontsize=10)
     handles = [Line2D([], [], color=COLOURS[k], lw=1.5, label=LABEL_TEXT[k]) for k in LABELS]
     handles.append(Line2D([], [], color=THRESHOLD, ls="--", lw=1,
                           label=f"t = {dr_threshold:.2f} (DR threshold)"))
-    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
+    fig.legend(handles=handles, loc="outside lower center",
+               ncols=len(handles) if cols > 1 else 2, frameon=False)
     return fig

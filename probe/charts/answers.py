@@ -9,7 +9,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from probe.charts.data import Bar, RunAnswers
-from probe.charts.style import NONPICK, NONPICK_HATCH, PICK, TOP, new_figure, short, styled
+from probe.charts.style import (NONPICK, NONPICK_HATCH, PICK, TOP, new_figure, short, styled,
+                                wrapped)
 from probe.metrics import LABEL_TEXT
 
 NONPICK_NOTE = "non-pick (refusal, echo, empty)"
@@ -50,8 +51,9 @@ def _samples(n: int) -> str:
 def _title(run: RunAnswers) -> str:
     text = (f"{run.model} (run {run.run_id}): {LABEL_TEXT[run.label]}, "
             f"π = {run.pi:.2f}, top answer {short(run.top_answer)}")
+    text = wrapped(text, 80, 2)
     if run.partial:
-        text += f"  [{run.status} run: partial]"
+        text += f"\n[{run.status} run: partial]"
     return text
 
 
@@ -61,7 +63,7 @@ def answers_figure(family: str, runs: Sequence[RunAnswers]) -> Figure:
     sides; non-picks grey and hatched, after the picks."""
     rows = [max(len(r.direct), len(r.framed), 1) for r in runs]
     fig = new_figure(9.0, sum(0.26 * n + 1.3 for n in rows) + 0.6)
-    title = f"Answer distributions: {family}"
+    title = wrapped(f"Answer distributions: {family}", 70, 2)
     if len(runs) == 1:
         title += "\n" + _title(runs[0])
     fig.suptitle(title, fontweight="bold")

@@ -44,7 +44,8 @@ def _n(row: dict, side: str) -> str:
 
 def _table(rows: Sequence[dict]) -> str:
     head = ("<tr><th>family</th><th>model</th><th>DR</th><th>FR</th><th>π</th><th>label</th>"
-            "<th>top answer</th><th>n picks (direct / framed)</th></tr>")
+            "<th>top answer</th><th>n picks (direct / framed)</th><th>stands for it</th>"
+            "<th>settings</th></tr>")
     body = []
     for r in rows:
         label = LABEL_TEXT.get(r["label"], r["label"])
@@ -55,7 +56,9 @@ def _table(rows: Sequence[dict]) -> str:
                  f"<td>{html.escape(str(r['model']))}</td>",
                  *(f'<td class="num">{r[k]:.2f}</td>' for k in ("dr", "fr", "pi")),
                  f"<td>{html.escape(label)}</td>", f"<td>{html.escape(str(top))}</td>",
-                 f'<td class="num">{_n(r, "direct")} / {_n(r, "framed")}</td>']
+                 f'<td class="num">{_n(r, "direct")} / {_n(r, "framed")}</td>',
+                 f"<td>{html.escape(r.get('stands') or 'run ' + str(r['run_id']))}</td>",
+                 f"<td>{html.escape(r.get('settings_text') or '')}</td>"]
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table>{head}\n" + "\n".join(body) + "</table>"
 
@@ -65,8 +68,11 @@ def render_page(figures: Sequence[PageFigure], rows: Sequence[dict], formats: Se
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
              "<title>probe report</title>", f"<style>{CSS}</style></head><body>",
              "<h1>probe report</h1>",
-             f'<p class="note">From {html.escape(source)}: the newest finished run of each '
-             f"family and model ({len(rows)} rows).</p>"]
+             f'<p class="note">From {html.escape(source)}: one row per family and model '
+             f"({len(rows)} rows). Finished runs that measured alike (same settings and rule, "
+             "any seed) are pooled into one result; where a family was measured in several "
+             "ways on one model, the way with the most picks stands and the notes below say "
+             "which runs were left out.</p>"]
     for note in notes:
         parts.append(f'<p class="note">{html.escape(note)}</p>')
     for fig in figures:

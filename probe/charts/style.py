@@ -53,6 +53,31 @@ def rc(extra: dict | None = None):
     return matplotlib.rc_context({**RC, **(extra or {})})
 
 
+def wrapped(text: str, width: int = 22, lines: int = 3) -> str:
+    """Text over at most ``lines`` lines of ``width`` characters, for labels that must not
+    be cut: a model name has few spaces, so it breaks after a space, - / . or :, and
+    mid-word only when one piece is longer than a line."""
+    import re
+
+    # Pieces end after a separator; a point between digits (0.72) is no place to break.
+    pieces = [p for p in re.findall(r"(?:[^-/.: ]|\.(?=\d))*[-/.: ]?", text) if p]
+    rows = [""]
+    for piece in pieces:
+        while len(piece) > width:                  # longer than a line: cut it
+            if rows[-1]:
+                rows.append("")
+            rows[-1], piece = piece[:width], piece[width:]
+            rows.append("")
+        if len(rows[-1]) + len(piece.rstrip()) > width and rows[-1]:
+            rows.append("")
+        rows[-1] += piece
+    rows = [r.rstrip() for r in rows if r.strip()] or [""]
+    if len(rows) > lines:
+        rows = rows[:lines]
+        rows[-1] = rows[-1][:width - 1] + "…"
+    return "\n".join(rows)
+
+
 def short(text: str | None, limit: int = 24) -> str:
     text = "no answer" if text is None else text
     return text if len(text) <= limit else text[: limit - 1] + "…"

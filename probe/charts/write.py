@@ -27,6 +27,8 @@ class ReportRequest:
     model_a: str | None = None
     model_b: str | None = None
     annotate: bool = False
+    intervals: bool = True           # Wilson intervals as error bars on the scatter
+    summaries: bool = True           # False: only the answer distributions
 
 
 @dataclass
@@ -93,6 +95,8 @@ def _summaries(store: Store, req: ReportRequest, rows: list[dict], report: Repor
     from probe.charts.labels import breakdown_figure, scatter_figure
 
     t = data.run_thresholds(store, rows)
+    bars = (" The bars across and up are each point's 95% Wilson intervals of DR and FR."
+            if req.intervals else "")
     out = [("breakdown", "Bias types per model",
             "Share of each model's families labelled Deep, Shallow and Non-bias "
             "(n = families with a finished run).",
@@ -100,8 +104,8 @@ def _summaries(store: Store, req: ReportRequest, rows: list[dict], report: Repor
            ("scatter", "DR vs FR per family",
             f"Deep: DR > {t.dr:.2f} and π > {t.pi:.2f}; Shallow: DR > {t.dr:.2f} and "
             f"π ≤ {t.pi:.2f}; Non-bias: DR ≤ {t.dr:.2f}. The dashed line is DR = {t.dr:.2f}, "
-            f"the curve π = DR × FR = {t.pi:.2f}.",
-            scatter_figure(rows, t, req.annotate), None)]
+            f"the curve π = DR × FR = {t.pi:.2f}.{bars}",
+            scatter_figure(rows, t, req.annotate, req.intervals), None)]
     if req.model_a and req.model_b:
         result = compare_models(store, req.model_a, req.model_b)
         out.append(("agreement", "Agreement by π bin",
@@ -121,14 +125,18 @@ def _summaries(store: Store, req: ReportRequest, rows: list[dict], report: Repor
 def write_report(store: Store, req: ReportRequest) -> Report:
     if bool(req.model_a) != bool(req.model_b):
         raise BadInput("give both --a MODEL and --b MODEL for the agreement figure.")
-    rows = data.chart_rows(store, req.models)
+    report = Report()
+    rows: list[dict] = []
+    if req.summaries:
+        from probe.charts.standing import report_rows
+
+        rows, report.notes[:0] = report_rows(store, req.models)
     if not rows and not req.family and req.run_id is None:
         data.require_rows(store, req.models)          # says there is nothing to draw
-    report = Report()
     figures = _answers(store, req, report)
     if rows:
         figures += _summaries(store, req, rows, report)
-    else:
+    elif req.summaries:
         report.notes.append("breakdown, DR vs FR, agreement and thresholds left out: no "
                             "finished runs.")
     try:

@@ -49,10 +49,12 @@ def released_label_probabilities(dr_hits: int, dr_n: int, fr_hits: int, fr_n: in
     return out
 
 
-def _distribution(side: Side) -> list[AnswerCount]:
+def _distribution(side: Side, counts) -> list[AnswerCount]:
+    """``counts(rank, cluster)``: whether the cluster's answers count toward the rate."""
     total = side.total
     return [AnswerCount(c.name, c.count, c.count / total if total else 0.0,
-                        dict(c.surfaces.most_common())) for c in side.clusters]
+                        dict(c.surfaces.most_common()), hit=counts(rank, c))
+            for rank, c in enumerate(side.clusters)]
 
 
 def score_sides(direct: Side, framed: Side, dr_threshold: float = DR_THRESHOLD,
@@ -75,7 +77,12 @@ def score_sides(direct: Side, framed: Side, dr_threshold: float = DR_THRESHOLD,
         dr_interval=wilson(dr_hits, dr_n), fr_interval=wilson(fr_hits, fr_n),
         p_label=probs[lab],
         framed_top=framed.clusters[0].name if framed.clusters else None,
-        direct_distribution=_distribution(direct), framed_distribution=_distribution(framed),
+        # DR counts the top cluster; FR every framed cluster that surface-matches it,
+        # whatever that cluster is called: the views mark exactly these.
+        direct_distribution=_distribution(direct, lambda rank, c: top is not None
+                                          and rank == 0),
+        framed_distribution=_distribution(framed, lambda rank, c: top is not None
+                                          and c.matches(top)),
         direct_total=dr_n if direct_total is None else direct_total,
         framed_total=fr_n if framed_total is None else framed_total, rule=RULE)
 
