@@ -16,7 +16,7 @@ from probe import __version__
 from probe.cli_guard import check_text_params, positive_seconds, run_main
 from probe.errors import BadInput, ProbeError
 from probe.reading import terminal_safe
-from probe.limits import REQUEST_TIMEOUT_S
+from probe.limits import MAX_CONCURRENCY, REQUEST_TIMEOUT_S
 
 
 def _fail(err: ProbeError) -> None:
@@ -239,6 +239,9 @@ _MODEL_AND_SAMPLING = [
     click.option("--timeout", default=REQUEST_TIMEOUT_S, show_default=True, type=float,
                  callback=positive_seconds,
                  help="Seconds per request to the server, in total (with --backend openai)."),
+    click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), default=None,
+                 help="Requests in flight at once to the server, across families (with "
+                 "--backend openai; default 64, or the stored value on --resume)."),
     click.option("--samples", default=30, show_default=True, help="Direct samples (N)."),
     click.option("--temperature", default=0.6, show_default=True),
     click.option("--max-tokens", default=25, show_default=True),
@@ -272,15 +275,17 @@ def _model_and_sampling_options(f):
 @click.option("--pi-threshold", default=0.40, show_default=True)
 @_reference_option
 @_db_option
-def run(family, model, backend, base_url, api_key_env, timeout, samples, temperature,
-        max_tokens, seed, base, shots, system, quick, resume, as_json, trust_remote_code,
-        allow_pickle, dr_threshold, pi_threshold, reference, db_path) -> None:
+def run(family, model, backend, base_url, api_key_env, timeout, concurrency, samples,
+        temperature, max_tokens, seed, base, shots, system, quick, resume, as_json,
+        trust_remote_code, allow_pickle, dr_threshold, pi_threshold, reference,
+        db_path) -> None:
     """Sample FAMILY on a local model, store every sample, print DR, FR, π and the label."""
     from probe.cli_run import run_command
 
     run_command(family, model, backend, samples, temperature, max_tokens, seed, base, shots,
                 system, quick, resume, db_path, as_json, trust_remote_code, allow_pickle,
-                dr_threshold, pi_threshold, base_url, api_key_env, reference, timeout)
+                dr_threshold, pi_threshold, base_url, api_key_env, reference, timeout,
+                concurrency)
 
 
 @cli.command()
@@ -303,15 +308,16 @@ def models(as_json: bool) -> None:
               help="One JSON record per family, then a summary line.")
 @_reference_option
 @_db_option
-def batch(families, model, backend, base_url, api_key_env, timeout, samples, temperature,
-          max_tokens, seed, base, shots, resume, as_json, trust_remote_code, allow_pickle,
-          reference, db_path) -> None:
-    """Run many FAMILIES (files, folders or names) on one model; print the breakdown."""
+def batch(families, model, backend, base_url, api_key_env, timeout, concurrency, samples,
+          temperature, max_tokens, seed, base, shots, resume, as_json, trust_remote_code,
+          allow_pickle, reference, db_path) -> None:
+    """Run many FAMILIES (files, folders or names) on one model; print the breakdown.
+    On a server, requests of many families are in flight at once (--concurrency)."""
     from probe.cli_batch import batch_command
 
     batch_command(families, model, backend, samples, temperature, max_tokens, seed, base,
                   shots, resume, as_json, trust_remote_code, allow_pickle, db_path, base_url,
-                  api_key_env, reference, timeout)
+                  api_key_env, reference, timeout, concurrency)
 
 
 @cli.command()
