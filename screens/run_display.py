@@ -95,8 +95,11 @@ class RunDisplay:
         # While samples arrive the view refines one answer at a time; once the run stops it
         # shows the order-free scores the run keeps.
         settled = self.state not in ACTIVE
-        self.scored = (self.live.final() if settled else self.live.scored()) \
-            if self.responses else None
+        if getattr(self, "run_scored", None) is not None:
+            self.scored = self.run_scored          # matched once, by the runner
+        else:
+            self.scored = (self.live.final() if settled else self.live.scored()) \
+                if self.responses else None
         s = self.scored.scores if self.scored else None
         planned = len(self.family.framings) + self.settings.samples
         mode = " [dim](read-only)[/dim]" if self.read_only else ""

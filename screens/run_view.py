@@ -87,6 +87,7 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
                                 self.settings.pi_threshold)
         for r in self.responses:
             self.live.add(r)
+        self.run_scored = None       # what the runner sent no longer applies
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -174,13 +175,17 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
     def on_run_event(self, msg: RunEvent) -> None:
         e = msg.event
         if isinstance(e, SampleDrawn):
-            response = Response(e.kind, e.idx, e.response)
-            self.responses.append(response)
-            self.live.add(response)
+            # The runner matched and scored it already: shown as is, not matched again.
+            self.responses.append(Response(e.kind, e.idx, e.response))
+            self.run_scored = e.scored
             self._dirty = True
         elif isinstance(e, (RunFinished, RunCancelled)):
             self.state = "cancelled" if isinstance(e, RunCancelled) else (
                 "finished" + (" (quick check settled)" if e.stopped_early else ""))
+            # Finished: the kept, order-free scores; cancelled: scored here once, in full.
+            self.run_scored = getattr(e, "scored", None)
+            if self.run_scored is None:
+                self._reset_live()
             self._load_versions()
             # Draw the kept, order-free scores now rather than on the next tick: the screen
             # never shows "finished" beside the live numbers.
@@ -188,6 +193,7 @@ class RunScreen(RunDisplay, AnswerEditing, Screen):
             self.tick()
         elif isinstance(e, RunFailedEvent):
             self.state = "failed"
+            self._reset_live()
             self._dirty = True
             self.notify(e.error, title="Run failed", severity="error", timeout=10)
 

@@ -23,6 +23,8 @@ _KEY_SHAPES = re.compile(
 # key=value (or key:value) pairs naming a credential, as matrix parameters or pasted text.
 _KEY_PARAM = re.compile(r"(?i)(?<![a-z0-9])(api[-_]?key|apikey|access[-_]?token|token|secret|"
                         r"passw(or)?d|auth(orization)?|bearer|key|sig(nature)?)\s*[=:]")
+# A host name or address, or an IPv6 address in brackets, then an optional port.
+_NETLOC = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\[\]:/?#@\s]+)(:[0-9]{1,5})?")
 _RUN = re.compile(r"[A-Za-z0-9]{20,}")
 
 
@@ -88,6 +90,9 @@ def check_base_url(url: object) -> Endpoint:
                        "the key in a variable and pass --api-key-env.")
     if not host:
         raise BadInput(f"--base-url names no host (got '{shown(url)}').")
+    if not _NETLOC.fullmatch(parts.netloc):
+        raise BadInput("--base-url has a malformed host; give the server's address, e.g. "
+                       "http://127.0.0.1:8000 or http://[::1]:8000.")
     if secret_in_path(parts.path):
         raise BadInput("--base-url looks like it carries an API key in its path; probe "
                        "stores the address with every run, so put the key in a variable "
