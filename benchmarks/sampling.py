@@ -74,13 +74,58 @@ def bench_backend(engine: str, n: int, family) -> dict:
     fs = timed(framed_single)
     store = Store(Path(tempfile.mkdtemp()) / "bench.db")
     runner = Runner(store, backend)
-    run_id = runner.create(family, RunSettings(), spec.display)
+    run_id = runner.create(family, RunSettings(samples=n), spec.display)
     t = time.perf_counter()
     runner.execute(run_id)
     wall = time.perf_counter() - t
-    return {"engine": engine, "load_s": load_s, "direct_batched": n / b, "direct_single": n / s,
-            "framed_batched": len(framings) / fb, "framed_single": len(framings) / fs,
-            "family_wall_s": wall, "gpu": backend.USES_GPU}
+    # The floor: the engine's own time for the same samples, batched the best way it can
+    # (direct samples with sample_many, framings with sample_each), nothing else.
+    floor = b + fb * len(family.framings) / len(framings)
+    out = {"engine": engine, "load_s": load_s, "direct_batched": n / b, "direct_single": n / s,
+           "framed_batched": len(framings) / fb, "framed_single": len(framings) / fs,
+           "family_wall_s": wall, "floor_s": floor, "gpu": backend.USES_GPU}
+    if backend.SUPPORTS_BATCH:
+        out.update(bench_pooling(backend, spec.display))
+    return out
+
+
+def bench_pooling(backend, display: str, n_families: int = 4, framings: int = 8,
+                  samples: int = 4) -> dict:
+    """Framings of several families in one pipeline (pooled into shared ``generate`` calls)
+    vs the same families run one after another: calls and wall time."""
+    from probe.family import Family
+    from probe.pipeline import Pipeline
+
+    fams = []
+    for path, fam in list(fam_mod.discover(ROOT / "families"))[:n_families]:
+        fams.append(Family(fam.name, fam.direct, fam.framings[:framings]))
+    calls: list[int] = []
+    real = backend.sample_texts
+
+    def counting(texts, *args, **kwargs):
+        calls.append(len(texts))
+        return real(texts, *args, **kwargs)
+
+    backend.sample_texts = counting
+    walls = {}
+    try:
+        for how in ("pooled", "one by one"):
+            store = Store(Path(tempfile.mkdtemp()) / "pool.db")
+            runner = Runner(store, backend)
+            runs = [runner.create(f, RunSettings(samples=samples, seed=1), display)
+                    for f in fams]
+            calls.clear()
+            t = time.perf_counter()
+            if how == "pooled":
+                Pipeline(store, backend).execute(runs)
+            else:
+                for run_id in runs:
+                    Pipeline(store, backend).execute([run_id])
+            walls[how] = (time.perf_counter() - t, len(calls))
+    finally:
+        backend.sample_texts = real
+    return {"pool_families": len(fams), "pool_framings": len(fams) * framings,
+            "pooled": walls["pooled"], "one_by_one": walls["one by one"]}
 
 
 def main() -> None:

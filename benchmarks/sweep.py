@@ -5,18 +5,20 @@ against benchmarks/simserver.py in another, and reads the server's counters and 
 database afterwards. Rows, measured side by side in one run:
   - 200 families at 0.25 s per request vs the same at 0 s (target: within 1.5×);
   - requests in flight at the server's peak vs --concurrency (target: reaches it);
-  - the client alone (0 s latency): samples/s (target: ≥ 2× the 380/s measured before);
+  - the client alone (0 s latency): samples/s (target: ≥ 2× the code before, measured in
+    the same run with --before, else the 380/s issue 16 measured);
   - a server capped at 8 concurrent requests, answering 429 past it: no errors, no lost
     samples;
   - the sweep of 4,442 families extrapolated from the 0.25 s row.
 
-    python benchmarks/sweep.py [--families 200] [--concurrency 64] [--quick]
+    python benchmarks/sweep.py [--families 200] [--concurrency 64] [--before DIR] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -50,25 +52,27 @@ def write_families(folder: Path, n: int, framings: int = FRAMINGS) -> Path:
 
 
 def run_batch(families: Path, latency: float, concurrency: int | None, samples: int = 30,
-              cap: int | None = None, retry_after: float | None = None,
-              timeout: float = 1200, resume: int | None = None, db: Path | None = None,
-              extra: list[str] = ()) -> dict:
-    """One `probe batch` against a fresh simulated server: wall time, the server's
-    counters, and what the database holds afterwards."""
-    server = spawn(latency=latency, cap=cap, retry_after=retry_after,
-                   max_seconds=timeout + 30)
-    db = db or Path(tempfile.mkdtemp()) / "sweep.db"
-    args = [sys.executable, "-m", "probe", "batch"]
-    args += ["--resume", str(resume)] if resume else [str(families), "--samples", str(samples)]
-    args += ["--backend", "openai", "--base-url", server.url, "--model", "sim",
-             "--db", str(db), "--json", *extra]
+              cap: int | None = None, timeout: float = 1200, code: Path = ROOT) -> dict:
+    """One `probe batch` (the code at ``code``) against a fresh simulated server: wall
+    time, the client's CPU time, the server's counters, and what the database holds."""
+    server = spawn(latency=latency, cap=cap, max_seconds=timeout + 30)
+    db = Path(tempfile.mkdtemp()) / "sweep.db"
+    args = [sys.executable, "-m", "probe", "batch", str(families), "--samples", str(samples),
+            "--backend", "openai", "--base-url", server.url, "--model", "sim", "--db", str(db),
+            "--json"]
     if concurrency is not None:
         args += ["--concurrency", str(concurrency)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
-        out = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
+        # cwd: `python -m probe` looks there first, so the code measured is ``code``'s.
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True, env=env, cwd=code)
+        _, err = proc.communicate(timeout=timeout)
         wall = time.perf_counter() - start
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)   # the client's, not the server's
+        cpu = now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime
         stats = server.stats()
     finally:
         server.close()
@@ -77,49 +81,63 @@ def run_batch(families: Path, latency: float, concurrency: int | None, samples: 
         distinct = conn.execute("SELECT COUNT(*) FROM (SELECT DISTINCT run_id, kind, idx "
                                 "FROM samples)").fetchone()[0]
         statuses = dict(conn.execute("SELECT status, COUNT(*) FROM runs GROUP BY status"))
-    return {"wall": wall, "rc": out.returncode, "stderr": out.stderr[-2000:], "stats": stats,
-            "stored": stored, "distinct": distinct, "statuses": statuses}
+    return {"wall": wall, "rc": proc.returncode, "stderr": err[-2000:], "stats": stats,
+            "stored": stored, "distinct": distinct, "statuses": statuses, "cpu": cpu}
 
 
-def measure(n_families: int, concurrency: int | None, quick: bool = False) -> list[tuple]:
-    """The rows, as (figure, value, target)."""
+def _check(rows: list, name: str, r: dict, planned: int) -> None:
+    if r["rc"] != 0 or r["distinct"] != planned or r["stored"] != planned:
+        rows.append((name, f"FAILED: exit {r['rc']}, {r['distinct']:,}/{planned:,} samples; "
+                     + " ".join(r["stderr"].split())[-200:], ""))
+
+
+def measure(n_families: int, concurrency: int, quick: bool = False,
+            before: Path | None = None) -> list[tuple]:
+    """The rows, as (figure, value, target), measured one after another in this run."""
     tmp = Path(tempfile.mkdtemp())
     fams = write_families(tmp / "families", n_families)
     planned = n_families * (30 + FRAMINGS)
-    rows = []
+    rows: list[tuple] = []
     zero = run_batch(fams, 0.0, concurrency)
     slow = run_batch(fams, 0.25, concurrency)
-    for name, r in (("0 s", zero), ("0.25 s", slow)):
-        if r["rc"] != 0 or r["distinct"] != planned:
-            rows.append((f"{n_families} families, {name}/request", "FAILED: exit "
-                         f"{r['rc']}, {r['distinct']}/{planned} samples; {r['stderr'][-300:]}",
-                         ""))
+    old = run_batch(fams, 0.0, None, code=before) if before else None
+    for name, r in (("0 s", zero), ("0.25 s", slow), ("before, 0 s", old)):
+        if r is not None:
+            _check(rows, f"{n_families} families, {name}/request", r, planned)
     rate = planned / zero["wall"]
+    if old is not None:
+        old_rate = planned / old["wall"]
+        versus = (f"{rate / old_rate:.1f}× the {old_rate:,.0f}/s of the code before, this run; "
+                  f"client CPU {1000 * zero['cpu'] / planned:.2f} vs "
+                  f"{1000 * old['cpu'] / planned:.2f} ms a sample")
+        met = rate >= 2 * old_rate
+    else:
+        versus = (f"{rate / BEFORE_SAMPLES_PER_S:.1f}× the {BEFORE_SAMPLES_PER_S}/s of issue 16; "
+                  f"client CPU {1000 * zero['cpu'] / planned:.2f} ms a sample")
+        met = rate >= 2 * BEFORE_SAMPLES_PER_S
+    rows.append((f"{n_families} families ({planned:,} samples), 0 s/request: the client alone",
+                 f"{zero['wall']:.1f} s, {rate:,.0f} samples/s ({versus})",
+                 f"target ≥ 2×: {'met' if met else 'MISSED'}"))
     ratio = slow["wall"] / zero["wall"]
-    rows.append((f"{n_families} families ({planned:,} samples), 0 s/request (client alone)",
-                 f"{zero['wall']:.1f} s, {rate:,.0f} samples/s "
-                 f"({rate / BEFORE_SAMPLES_PER_S:.1f}× the {BEFORE_SAMPLES_PER_S}/s before)",
-                 f"target ≥ 2×: {'met' if rate >= 2 * BEFORE_SAMPLES_PER_S else 'MISSED'}"))
-    rows.append((f"{n_families} families, 0.25 s/request",
+    rows.append((f"{n_families} families, 0.25 s/request, --concurrency {concurrency}",
                  f"{slow['wall']:.1f} s ({ratio:.2f}× the 0 s row)",
                  f"target ≤ 1.5×: {'met' if ratio <= 1.5 else 'MISSED'}"))
     peak = slow["stats"]["peak_in_flight"]
-    want = concurrency or 8
-    rows.append((f"requests in flight at the server's peak (--concurrency {want})", f"{peak}",
-                 f"target = {want}: {'met' if peak >= want else 'MISSED'}"))
+    rows.append((f"requests in flight at the server's peak (--concurrency {concurrency})",
+                 f"{peak}", f"target = {concurrency}: {'met' if peak == concurrency else 'MISSED'}"))
     per_family = slow["wall"] / n_families
     rows.append((f"sweep of {SWEEP_FAMILIES:,} families at 0.25 s/request (extrapolated)",
                  f"{per_family * SWEEP_FAMILIES / 60:.1f} min ({per_family:.3f} s a family)",
-                 ""))
+                 "issue 16: about 2.6 hours before"))
     if not quick:
         capped_n = max(10, n_families // 5)
         capped = run_batch(write_families(tmp / "capped", capped_n), 0.25, concurrency, cap=8)
-        want_c = capped_n * (30 + FRAMINGS)
-        ok = capped["rc"] == 0 and capped["distinct"] == want_c == capped["stored"]
+        want = capped_n * (30 + FRAMINGS)
+        ok = capped["rc"] == 0 and capped["distinct"] == want == capped["stored"]
         st = capped["stats"]
         rows.append((f"server capped at 8 in flight (429 past it), {capped_n} families",
-                     f"exit {capped['rc']}, {capped['distinct']:,}/{want_c:,} samples, "
-                     f"{st['refused']} × 429, peak {st['peak_in_flight']}, "
+                     f"exit {capped['rc']}, {capped['distinct']:,}/{want:,} samples, "
+                     f"{st['refused']:,} answers 429, peak {st['peak_in_flight']}, "
                      f"{capped['wall']:.1f} s",
                      f"target no errors, no lost samples: {'met' if ok else 'MISSED'}"))
     return rows
@@ -128,11 +146,13 @@ def measure(n_families: int, concurrency: int | None, quick: bool = False) -> li
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--families", type=int, default=200)
-    ap.add_argument("--concurrency", type=int, default=64,
-                    help="0: do not pass the option (probe before issue 16)")
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--before", type=Path, default=None,
+                    help="a checkout of probe before issue 16 (git worktree add /tmp/before "
+                         "54bf415): its client is measured too, in this run")
     ap.add_argument("--quick", action="store_true", help="skip the capped-server row")
     args = ap.parse_args()
-    rows = measure(args.families, args.concurrency or None, args.quick)
+    rows = measure(args.families, args.concurrency, args.quick, args.before)
     width = max(len(a) for a, _, _ in rows)
     print(f"| {'figure':<{width}} | value | target |")
     print(f"|{'-' * (width + 2)}|---|---|")

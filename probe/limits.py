@@ -42,6 +42,10 @@ MAX_ERROR_CHARS = 300
 REQUEST_TIMEOUT_S = 60.0
 """Total time for one request to a server, headers and body together (``--timeout``)."""
 
+MAX_RETRIES = 4
+"""Retries of one request after an error (a connection lost, HTTP 500/502/504/408/409); a
+busy answer (429, 503) does not use one up: the pool backs off instead, within the budget."""
+
 RETRY_BUDGET_S = 120.0
 """Total time spent waiting between retries of one request, ``Retry-After`` included."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import queue
 import time
 from typing import Iterator, Sequence
 
@@ -21,7 +20,7 @@ from probe.backends.http import Aborted, Transport, redact, retry_after
 from probe.backends.openai_replies import completion_texts
 from probe.backends.throttle import Throttle
 from probe.errors import BadInput, RunFailed
-from probe.limits import (MAX_CONCURRENCY, MAX_N_PER_REQUEST, MAX_RETRY_AFTER_S,
+from probe.limits import (MAX_CONCURRENCY, MAX_N_PER_REQUEST, MAX_RETRIES, MAX_RETRY_AFTER_S,
                           REQUEST_TIMEOUT_S, RETRY_BUDGET_S)
 from probe.prompting import PromptStyle
 from probe.run_settings import DEFAULT_CONCURRENCY
@@ -38,7 +37,8 @@ class OpenAIBackend(Backend):
 
     def __init__(self, base_url: str, model: str, api_key_env: str | None = None,
                  concurrency: int = DEFAULT_CONCURRENCY, timeout: float = REQUEST_TIMEOUT_S,
-                 retries: int = 4, chat: bool = True, retry_budget: float = RETRY_BUDGET_S):
+                 retries: int = MAX_RETRIES, chat: bool = True,
+                 retry_budget: float = RETRY_BUDGET_S):
         super().__init__()
         if not 0 < timeout <= 3600:
             raise BadInput(f"--timeout must be between 0 and 3600 seconds (got {timeout}).")
