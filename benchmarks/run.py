@@ -277,11 +277,9 @@ def main() -> None:
     if args.json:
         print(json.dumps([{"figure": a, "value": b, "target": c} for a, b, c in ROWS]))
         return
-    width = max(len(a) for a, _, _ in ROWS)
-    print(f"| {'figure':<{width}} | value | target |")
-    print(f"|{'-' * (width + 2)}|---|---|")
-    for a, b, c in ROWS:
-        print(f"| {a:<{width}} | {b} | {c} |")
+    from sweep import print_table
+
+    print_table(ROWS)
 
 
 if __name__ == "__main__":

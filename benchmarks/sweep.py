@@ -152,7 +152,11 @@ def main() -> None:
                          "54bf415): its client is measured too, in this run")
     ap.add_argument("--quick", action="store_true", help="skip the capped-server row")
     args = ap.parse_args()
-    rows = measure(args.families, args.concurrency, args.quick, args.before)
+    print_table(measure(args.families, args.concurrency, args.quick, args.before))
+
+
+def print_table(rows: list[tuple]) -> None:
+    """Rows of (figure, value, target) as a Markdown table."""
     width = max(len(a) for a, _, _ in rows)
     print(f"| {'figure':<{width}} | value | target |")
     print(f"|{'-' * (width + 2)}|---|---|")

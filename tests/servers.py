@@ -79,33 +79,26 @@ def trickle(sock, stop):
         sock.sendall(b" ")
 
 
-def trickle_to_close(sock, stop):
-    """A 200 reply with no Content-Length (it would end when the server closes), one byte
-    every 0.5 s, for at most 120 s."""
-    sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                 b"Connection: close\r\n\r\n")
-    for _ in range(240):
-        if stop.wait(0.5):
-            return
-        sock.sendall(b" ")
+def _trickle(head: bytes, piece: bytes, doc: str):
+    """A reply that starts with ``head``, then sends ``piece`` every 0.5 s for at most
+    120 s (or until the server stops)."""
+    def action(sock, stop):
+        sock.sendall(head)
+        for _ in range(240):
+            if stop.wait(0.5):
+                return
+            sock.sendall(piece)
+    action.__doc__ = doc
+    return action
 
 
-def trickle_chunked(sock, stop):
-    """A chunked 200 reply, one one-byte chunk every 0.5 s, for at most 120 s."""
-    sock.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
-    for _ in range(240):
-        if stop.wait(0.5):
-            return
-        sock.sendall(b"1\r\n \r\n")
-
-
-def trickle_headers(sock, stop):
-    """A status line, then one header byte every 0.5 s, never ending the headers."""
-    sock.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
-    for _ in range(240):
-        if stop.wait(0.5):
-            return
-        sock.sendall(b"a")
+trickle_to_close = _trickle(
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n",
+    b" ", "A 200 reply with no Content-Length (it ends when the server closes), a byte at a time.")
+trickle_chunked = _trickle(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+                           b"1\r\n \r\n", "A chunked 200 reply, one one-byte chunk at a time.")
+trickle_headers = _trickle(b"HTTP/1.1 200 OK\r\nX-Slow: ", b"a",
+                           "A status line, then headers that never end, a byte at a time.")
 
 
 def silent(sock, stop):
