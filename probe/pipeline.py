@@ -171,7 +171,8 @@ class Pipeline:
         self._samples_done += len(rows)
         self._samples_new += len(rows)
         for event in events:
-            self.on_event(event)
+            if event.run_id not in self._outcomes:      # not failed storing it
+                self.on_event(event)
         for st in done:
             if st.run_id not in self._outcomes:
                 self._finish(st)
@@ -181,14 +182,16 @@ class Pipeline:
         """Commit what arrived together in one transaction (at most COMMIT_EVERY rows). A
         failed commit is retried row by row, so only the runs whose rows cannot be stored
         fail (a row another process stored first, a full disk)."""
+        stored = 0
         try:
             for start in range(0, len(rows), COMMIT_EVERY):
                 self.store.add_samples(rows[start:start + COMMIT_EVERY])
+                stored = start + COMMIT_EVERY
             return
         except ProbeError:
             pass
         by_run = {st.run_id: st for st in self._states}
-        for row in rows:
+        for row in rows[stored:]:
             try:
                 self.store.add_samples([row])
             except ProbeError as exc:
