@@ -21,6 +21,7 @@ from probe.prompting import PromptStyle
 class TransformersBackend(Backend):
     name = "transformers"
     SUPPORTS_BATCH = True
+    SUPPORTS_N = True             # k sequences of one prompt in one generate
 
     def __init__(self, path: str | Path, trust_remote_code: bool = False,
                  allow_pickle: bool = False, device: str | None = None,
