@@ -128,3 +128,24 @@ def test_a_model_name_in_the_base_url_path_is_not_taken_for_a_key(serve, isolate
                          env={**os.environ})
     assert "--api-key-env" not in out.stderr, out.stderr
     assert any("/Meta-Llama-3-8B-Instruct/v1/models" in p for p, _ in server.seen)
+
+
+STUCK = """
+import time
+from probe.cli_run import graceful_interrupt
+with graceful_interrupt(lambda: None, lambda: False, grace=1.0):
+    print("ready", flush=True)
+    while True:                 # an engine that never notices the cancel
+        time.sleep(0.05)
+"""
+
+
+def test_a_stop_that_does_not_finish_in_time_ends_the_process_anyway():
+    proc = subprocess.Popen([sys.executable, "-c", STUCK], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGTERM)
+    start = time.monotonic()
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - start < 5
+    assert proc.returncode == 130 and "did not stop cleanly within 1 s" in err, err
