@@ -6,7 +6,9 @@ compare like with like:
                 vs N calls with the cache reset before each.
   transformers  one batched generate for N samples (and a left-padded batch of
                 framings) vs N generate calls of one sequence each.
-Then one family's wall time on each backend.
+Then one family's wall time on each backend beside the engine's floor (the same samples
+drawn the fastest way the engine can, nothing else), and on transformers a few families'
+framings pooled through one pipeline vs one family at a time.
     python benchmarks/sampling.py [--n 30] [--backends llama,transformers]
 """
 
@@ -136,14 +138,21 @@ def main() -> None:
     family = fam_mod.load(ROOT / "families" / "butterfly.toml")
     rows = [bench_backend(e, args.n, family) for e in args.backends.split(",")]
     print(f"{'backend':<14}{'device':<7}{'direct/s batched':>17}{'one-by-one':>12}{'ratio':>7}"
-          f"{'framed/s batched':>18}{'one-by-one':>12}{'ratio':>7}{'family s':>10}{'load s':>8}")
+          f"{'framed/s batched':>18}{'one-by-one':>12}{'ratio':>7}{'family s':>10}"
+          f"{'floor s':>9}{'load s':>8}")
     for r in rows:
         print(f"{r['engine']:<14}{'gpu' if r['gpu'] else 'cpu':<7}"
               f"{r['direct_batched']:>17.1f}{r['direct_single']:>12.1f}"
               f"{r['direct_batched'] / r['direct_single']:>6.1f}x"
               f"{r['framed_batched']:>18.1f}{r['framed_single']:>12.1f}"
               f"{r['framed_batched'] / r['framed_single']:>6.1f}x"
-              f"{r['family_wall_s']:>10.1f}{r['load_s']:>8.1f}")
+              f"{r['family_wall_s']:>10.1f}{r['floor_s']:>9.1f}{r['load_s']:>8.1f}")
+    for r in rows:
+        if "pooled" in r:
+            (pw, pc), (sw, sc) = r["pooled"], r["one_by_one"]
+            print(f"{r['engine']}: {r['pool_families']} families' {r['pool_framings']} framings "
+                  f"through one pipeline: {pc} generate calls, {pw:.1f} s; one family at a "
+                  f"time: {sc} calls, {sw:.1f} s")
 
 
 if __name__ == "__main__":
