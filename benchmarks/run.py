@@ -4,7 +4,8 @@
 
 Medians over repeats; ratios compare figures taken in the same run. Targets:
 matching 133,260 framed answers < 10 s; key-to-screen p95 <= 50 ms; `probe --help`
-<= 0.3 s.
+<= 0.3 s; one family on llama.cpp within 1.3x of the engine's floor; the sweep rows of
+benchmarks/sweep.py (pass --before DIR to measure the client before issue 16 beside it).
 """
 
 from __future__ import annotations
@@ -189,8 +190,16 @@ def bench_sampling(backends: list[str], n: int) -> None:
         row(f"{engine} ({dev}) framed samples/s, batched vs one at a time",
             f"{r['framed_batched']:.1f} vs {r['framed_single']:.1f} "
             f"(x{r['framed_batched'] / r['framed_single']:.2f})")
-        row(f"{engine} ({dev}) one family (30 direct + 30 framed) wall time",
-            f"{r['family_wall_s']:.1f} s (model load {r['load_s']:.1f} s)")
+        ratio = r["family_wall_s"] / r["floor_s"]
+        row(f"{engine} ({dev}) one family (30 direct + 30 framed) wall time vs the engine's floor",
+            f"{r['family_wall_s']:.1f} s vs {r['floor_s']:.1f} s (x{ratio:.2f}; model load "
+            f"{r['load_s']:.1f} s)",
+            f"target <= 1.3x: {'met' if ratio <= 1.3 else 'MISSED'}" if engine == "llama" else "")
+        if "pooled" in r:
+            (pw, pc), (sw, sc) = r["pooled"], r["one_by_one"]
+            row(f"{engine} ({dev}) {r['pool_families']} families' {r['pool_framings']} framings "
+                "through one pipeline vs one family at a time",
+                f"{pc} generate calls, {pw:.1f} s vs {sc} calls, {sw:.1f} s")
 
 
 def bench_batch(n_families: int) -> None:
@@ -214,6 +223,14 @@ def bench_batch(n_families: int) -> None:
         f"{len(paths) / elapsed * 60:.1f} families/min ({len(paths)} families in "
         f"{elapsed:.0f} s)")
     del fam_mod
+
+
+def bench_sweep(n_families: int, before: Path | None) -> None:
+    """The sweep on a served model (benchmarks/sweep.py): rows measured side by side."""
+    from sweep import measure
+
+    for name, value, target in measure(n_families, 64, before=before):
+        row(name, value, target)
 
 
 def bench_memory(backends: list[str]) -> None:
@@ -242,6 +259,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="skip the transformers backend")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--families", type=int, default=200,
+                    help="families in the sweep rows (against the simulated server)")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="a checkout of probe before issue 16, measured beside this one")
     args = ap.parse_args()
     backends = ["llama"] if args.quick else ["llama", "transformers"]
     print("measuring… (progress on stderr)", file=sys.stderr)
@@ -251,15 +272,14 @@ def main() -> None:
     bench_app(real=True)
     bench_sampling(backends, 30)
     bench_batch(6)
+    bench_sweep(args.families, args.before)
     bench_memory(backends)
     if args.json:
         print(json.dumps([{"figure": a, "value": b, "target": c} for a, b, c in ROWS]))
         return
-    width = max(len(a) for a, _, _ in ROWS)
-    print(f"| {'figure':<{width}} | value | target |")
-    print(f"|{'-' * (width + 2)}|---|---|")
-    for a, b, c in ROWS:
-        print(f"| {a:<{width}} | {b} | {c} |")
+    from sweep import print_table
+
+    print_table(ROWS)
 
 
 if __name__ == "__main__":

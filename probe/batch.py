@@ -1,8 +1,8 @@
 """Many families on one model: a resumable batch, and the Deep/Shallow/Non-bias breakdown.
 
-On an engine that batches (transformers), the framings of all families are pooled into
-shared batches, so one ``generate`` serves several families at once; the direct samples
-of each family are already one batched call.
+Every family of the batch samples through one pipeline (probe/pipeline.py): on a server,
+requests of many families share one pool of connections; on transformers, framings of
+several families share one ``generate``.
 """
 
 from __future__ import annotations
@@ -15,17 +15,16 @@ from typing import Callable, Sequence
 
 from probe import family as fam_mod
 from probe import leases
-from probe.backends.base import Backend, Sampling
+from probe.backends.base import Backend
 from probe.errors import BadInput, ProbeError
-from probe.family import Family
-from probe.limits import MAX_RESPONSE_CHARS
+from probe.events import Outcome
 from probe.metrics import DEEP, NON_BIAS, SHALLOW
-from probe.prompting import PromptStyle
-from probe.reading import clean_text
+from probe.pipeline import Pipeline
 from probe.reference import rescore_with
-from probe.runner import Outcome, Runner, RunSettings, sample_seed
-from probe.scoring import Response, rescore
-from probe.store import SampleRow, Store
+from probe.run_settings import RunSettings
+from probe.runner import Runner
+from probe.scoring import Response
+from probe.store import Store
 
 
 def expand_families(args: Sequence[str], families_dir: Path) -> list[Path]:
@@ -67,24 +66,29 @@ def breakdown(labels: Sequence[str]) -> dict:
 
 
 class Batch:
-    """Runs families one after another on one loaded backend; resumable by batch id."""
+    """Samples a batch's families through one pipeline on one loaded backend; resumable by
+    batch id. ``on_family(i, n, outcome)`` is called as each family ends, in the order they
+    end (families already finished first)."""
 
     def __init__(self, store: Store, backend: Backend,
                  on_family: Callable[[int, int, Outcome], None] | None = None,
-                 on_event=None):
+                 on_event=None, concurrency: int | None = None):
         self.store = store
         self.backend = backend
         self.on_family = on_family or (lambda i, n, o: None)
-        self.on_event = on_event
-        self.cancelled = False
-        self._runner: Runner | None = None
+        self.concurrency = concurrency         # None: the batch's stored setting
+        self.pipeline = Pipeline(store, backend, on_event=on_event,
+                                 on_outcome=self._ended, progress=True)
         self.owner = leases.new_owner()     # one lease holder for all the batch's runs
+        self._ended_count = 0
+        self._total = 0
 
     def cancel(self) -> None:
-        self.cancelled = True
-        self.backend.cancel()
-        if self._runner is not None:
-            self._runner.cancel()
+        self.pipeline.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self.pipeline.cancelled
 
     def create(self, paths: list[Path], settings: RunSettings, model_name: str,
                model_spec: str, model_hash: str | None, extra: dict | None = None) -> int:
@@ -117,7 +121,7 @@ class Batch:
                 leases.acquire(self.store, run_id, self.owner)
                 taken.append(run_id)
             with leases.Heartbeat(self.store, self.owner):
-                return self._execute(runs)
+                return self._execute(runs, todo)
         finally:
             self._end_unfinished(taken)
             for run_id in taken:
@@ -134,62 +138,35 @@ class Batch:
                     self.store.set_status(run_id, "cancelled",
                                           samples_used=len(self.store.samples(run_id)))
 
-    def _execute(self, runs: list[dict]) -> list[Outcome]:
-        if self.backend.SUPPORTS_BATCH:
-            self._pool_framings([r["id"] for r in runs if r["status"] != "finished"])
+    def _execute(self, runs: list[dict], todo: list[int]) -> list[Outcome]:
+        self._total = len(runs)
+        self._ended_count = 0
         outcomes = []
-        for i, r in enumerate(runs, start=1):
-            if self.cancelled:
-                break
-            runner = Runner(self.store, self.backend, on_event=self.on_event, owner=self.owner)
-            self._runner = runner
+        for r in runs:
             if r["status"] == "finished":
                 outcome = self.finished(r["id"])
-            else:
-                outcome = runner.execute(r["id"])
-            outcomes.append(outcome)
-            self.on_family(i, len(runs), outcome)
-            if outcome.status == "cancelled":
-                break
-        return outcomes
+                outcomes.append(outcome)
+                self._ended(outcome)
+        outcomes += self.pipeline.execute(todo, self.concurrency)
+        by_run = {o.run_id: o for o in outcomes}
+        return [by_run[r["id"]] for r in runs if r["id"] in by_run]
+
+    def _ended(self, outcome: Outcome) -> None:
+        self._ended_count += 1
+        self.on_family(self._ended_count, self._total, outcome)
 
     def finished(self, run_id: int) -> Outcome:
+        """A finished run's outcome from its stored result: nothing is matched again."""
         run = self.store.run(run_id)
         fam = self.store.family(run.family_id)
-        samples = self.store.samples(run_id)
         settings = RunSettings.from_dict(run.settings)
-        scores = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
-                              settings.rule, settings.dr_threshold, settings.pi_threshold).scores
-        return Outcome(run_id, "finished", scores, fam, len(samples),
+        scores = self.store.sampled_scores(run_id)
+        used = run.samples_used
+        if scores is None or used is None:      # a database from before scores were kept
+            samples = self.store.samples(run_id)
+            used = len(samples)
+            scores = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
+                                  settings.rule, settings.dr_threshold,
+                                  settings.pi_threshold).scores
+        return Outcome(run_id, "finished", scores, fam, used,
                        settings.samples + len(fam.framings), settings=settings)
-
-    def _pool_framings(self, run_ids: list[int]) -> None:
-        """Framed samples of every family in shared batches (transformers)."""
-        pending: list[tuple[int, Family, PromptStyle, int, str]] = []
-        settings_of: dict[int, RunSettings] = {}
-        for run_id in run_ids:
-            run = self.store.run(run_id)
-            fam = self.store.family(run.family_id)
-            style = PromptStyle.from_dict(run.settings.get("style", {}))
-            settings_of[run_id] = RunSettings.from_dict(run.settings)
-            have = {(s.kind, s.idx) for s in self.store.samples(run_id)}
-            for idx, prompt in enumerate(fam.framings):
-                if ("framed", idx) not in have:
-                    pending.append((run_id, fam, style, idx, prompt))
-        size = max(1, self.backend.preferred_chunk())
-        for start in range(0, len(pending), size):
-            if self.cancelled:
-                return
-            chunk = pending[start:start + size]
-            first = settings_of[chunk[0][0]]
-            texts = [self.backend.render(p, style) for _, _, style, _, p in chunk]
-            seed = sample_seed(first.seed, "framed", chunk[0][3])
-            results = self.backend.sample_texts(
-                texts, chunk[0][2].mode, Sampling(first.temperature, first.max_tokens), seed)
-            for (run_id, fam, _style, idx, _p), completion in zip(chunk, results):
-                text = clean_text(completion.text, MAX_RESPONSE_CHARS)
-                m = rescore(fam, [Response("framed", idx, text)]).matches[0][1]
-                self.store.add_sample(SampleRow(run_id, "framed", idx, completion.prompt,
-                                                text, m.answer, m.canonical,
-                                                m.reason, m.refusal, completion.tokens,
-                                                completion.latency_ms))

@@ -19,16 +19,48 @@ def render_breakdown(summary: dict, width: int = 40) -> str:
     return "\n".join(lines)
 
 
+class BatchProgress:
+    """One status line on stderr for the whole batch, redrawn at most a few times a second
+    (only on a terminal): families done, samples, rate, requests in flight, and the
+    families sampling now."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.drawn = False
+
+    def __call__(self, event) -> None:
+        from probe.report import bar
+        from probe.runner import Progress
+
+        if not self.enabled or not isinstance(event, Progress):
+            return
+        e = event
+        now = ", ".join(f"{name[:16]} {done}/{total}" for name, done, total in e.active[:3])
+        line = (f"\r{bar(e.samples_done / max(e.samples_total, 1), 20)} "
+                f"{e.families_done}/{e.families_total} families"
+                + (f" ({e.families_failed} failed)" if e.families_failed else "")
+                + f"  {e.samples_done:,}/{e.samples_total:,} samples  {e.rate:,.0f}/s"
+                + (f"  {e.in_flight} in flight" if e.in_flight else "")
+                + (f"  · {now}" if now else ""))
+        click.echo(line.ljust(100)[:140], err=True, nl=False)
+        self.drawn = True
+
+    def done(self) -> None:
+        if self.enabled and self.drawn:
+            click.echo("", err=True)
+            self.drawn = False
+
+
 def batch_command(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
                   resume, as_json, trust_remote_code, allow_pickle, db_path, base_url=None,
-                  api_key_env=None, reference=False, timeout=None) -> None:
+                  api_key_env=None, reference=False, timeout=None, concurrency=None) -> None:
     from probe import family as fam_mod
     from probe.batch import Batch, breakdown, expand_families
-    from probe.cli_run import (ProgressLine, graceful_interrupt, load_backend, reload_backend,
-                               rule_check)
+    from probe.cli_run import graceful_interrupt, load_backend, reload_backend, rule_check
     from probe.metrics import LABEL_TEXT
     from probe.paths import families_dir
     from probe.resume_checks import check_stored, stored_detail
+    from probe.run_settings import DEFAULT_CONCURRENCY
     from probe.runner import RunSettings, fresh_seed
     from probe.scoring import to_record
     from probe.store import Store
@@ -36,7 +68,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
     store = Store(db_path)
     interactive = sys.stderr.isatty()
 
-    progress = ProgressLine(interactive)
+    progress = BatchProgress(interactive)
 
     def on_family(i, n, outcome):
         progress.done()
@@ -62,9 +94,10 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         rule_check(reference, st["run"], f"batch {resume}")
         spec, engine = reload_backend(f"batch {resume}", st, st["run"], st.get("model_hash"),
                                       trust_remote_code, allow_pickle, as_json, api_key_env,
-                                      timeout, base_url)
+                                      timeout, base_url, concurrency)
         batch_id = resume
-        runner = Batch(store, engine, on_family=on_family, on_event=progress)
+        runner = Batch(store, engine, on_family=on_family, on_event=progress,
+                       concurrency=concurrency)
     else:
         paths = expand_families(families, families_dir())
         for p in paths:        # every family valid before the model loads
@@ -72,11 +105,12 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         seed = fresh_seed() if seed is None else seed
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots,
-                               rule="reference" if reference else "probe").validate()
+                               rule="reference" if reference else "probe",
+                               concurrency=concurrency or DEFAULT_CONCURRENCY).validate()
         rule_check(reference, settings.__dict__, "this batch")
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
                                     as_json, base_url, api_key_env, chat=not base,
-                                    timeout=timeout)
+                                    timeout=timeout, concurrency=settings.concurrency)
         runner = Batch(store, engine, on_family=on_family, on_event=progress)
         extra = ({"base_url": base_url, "api_key_env": api_key_env}
                  if spec.engine == "openai" else None)
@@ -89,6 +123,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
             outcomes = runner.execute(batch_id)
         except KeyboardInterrupt:
             outcomes = []
+    progress.done()
     failed = [o for o in outcomes if o.status == "failed"]
     # What the batch has, read back from the store: an interrupted batch still reports
     # every family it finished (this session or an earlier one).

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields
 import click
 
 from probe.cli_guard import positive_seconds
-from probe.limits import REQUEST_TIMEOUT_S
+from probe.limits import MAX_CONCURRENCY, REQUEST_TIMEOUT_S
 
 
 def option(*decls: str, **kwargs):
@@ -55,6 +55,10 @@ class SamplingOptions:
                             type=float, callback=positive_seconds,
                             help="Seconds per request to the server, in total (with "
                             "--backend openai).")
+    concurrency: int | None = option(
+        "--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), default=None,
+        help="Requests in flight at once to the server, across families (with --backend "
+        "openai; default 64, or the stored value on --resume).")
     samples: int = option("--samples", default=30, show_default=True,
                           help="Direct samples (N).")
     temperature: float = option("--temperature", default=0.6, show_default=True)

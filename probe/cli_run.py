@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import sys
+import threading
 
 import click
 
@@ -20,15 +22,35 @@ STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
 
 
 @contextlib.contextmanager
-def graceful_interrupt(cancel, already_cancelled):
+def graceful_interrupt(cancel, already_cancelled, grace: float | None = None):
     """First Ctrl-C (or SIGTERM/SIGHUP): stop sampling, keep every committed sample, save
-    the partial result. A second one interrupts at once."""
+    the partial result. A second one interrupts at once; and if the clean stop takes more
+    than ``grace`` seconds (STOP_GRACE_S), probe exits anyway: every sample committed so
+    far is kept, and the run stays resumable."""
+    from probe.limits import STOP_GRACE_S
+
+    grace = STOP_GRACE_S if grace is None else grace
+
+    def give_up():
+        with contextlib.suppress(Exception):
+            sys.stderr.write(f"\nprobe: did not stop cleanly within {grace:g} s; exiting now "
+                             "(the samples committed so far are kept; --resume finishes "
+                             "the run).\n")
+            sys.stderr.flush()
+        os._exit(130)
+
     def handler(signum, frame):
         if already_cancelled():
             raise KeyboardInterrupt
         with contextlib.suppress(Exception):   # stderr may be gone (SIGHUP)
             click.echo("\nstopping… (Ctrl-C again to interrupt at once)", err=True)
+        timer = threading.Timer(grace, give_up)
+        timer.daemon = True
+        timer.start()
+        timers.append(timer)
         cancel()
+
+    timers: list[threading.Timer] = []
 
     previous = {}
     for sig in STOP_SIGNALS:
@@ -37,6 +59,8 @@ def graceful_interrupt(cancel, already_cancelled):
     try:
         yield
     finally:
+        for timer in timers:        # stopped cleanly in time
+            timer.cancel()
         for sig, old in previous.items():
             signal.signal(sig, old)
 
@@ -52,7 +76,7 @@ class ProgressLine:
         from probe.report import bar
         from probe.runner import SampleDrawn
 
-        if not self.enabled or not isinstance(event, SampleDrawn):
+        if not self.enabled or not isinstance(event, SampleDrawn) or event.scores is None:
             return
         s = event.scores
         settling = "" if s.settled else " (settling)"
@@ -70,7 +94,7 @@ class ProgressLine:
 def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
                  allow_pickle: bool, seed: int, quiet: bool, base_url: str | None = None,
                  api_key_env: str | None = None, chat: bool = True,
-                 timeout: float | None = None):
+                 timeout: float | None = None, concurrency: int | None = None):
     """The engine for a model spec, loaded (the app loads through the same call)."""
     from probe.services import open_model
 
@@ -80,7 +104,8 @@ def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
 
     return open_model(model_spec, backend, base_url=base_url, announce=announce,
                       trust_remote_code=trust_remote_code, allow_pickle=allow_pickle,
-                      seed=seed, api_key_env=api_key_env, chat=chat, timeout=timeout)
+                      seed=seed, api_key_env=api_key_env, chat=chat, timeout=timeout,
+                      concurrency=concurrency)
 
 
 def _same_server(what: str, stored_url, given_url: str | None) -> None:
@@ -102,7 +127,7 @@ def _same_server(what: str, stored_url, given_url: str | None) -> None:
 def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str | None,
                    trust_remote_code: bool, allow_pickle: bool, quiet: bool,
                    api_key_env: str | None, timeout: float | None = None,
-                   base_url: str | None = None):
+                   base_url: str | None = None, concurrency: int | None = None):
     """Load again the engine a stored run or batch was sampled with, or say why not."""
     from probe.backends import BACKENDS
 
@@ -116,7 +141,7 @@ def reload_backend(what: str, stored: dict, run_settings: dict, model_hash: str 
         stored.get("model_spec") or None, engine_name, trust_remote_code, allow_pickle,
         run_settings.get("seed") or 0, quiet, stored.get("base_url"),
         api_key_env or stored.get("api_key_env"), chat=not run_settings.get("base", False),
-        timeout=timeout)
+        timeout=timeout, concurrency=concurrency or run_settings.get("concurrency"))
     if model_hash and spec.fingerprint() != model_hash:
         raise BadInput(f"{what} was made with different weights for '{spec.display}'; "
                        "resuming would mix two models.")
@@ -128,6 +153,7 @@ def run_command(opts) -> None:
     from probe import family as fam_mod
     from probe.paths import families_dir
     from probe.report import render_scores
+    from probe.run_settings import DEFAULT_CONCURRENCY
     from probe.runner import Runner, RunSettings, fresh_seed, resumable
     from probe.scoring import to_record
     from probe.store import Store
@@ -144,7 +170,7 @@ def run_command(opts) -> None:
         spec, engine = reload_backend(f"run {opts.resume}", run.settings, run.settings,
                                       run.model_hash, opts.trust_remote_code,
                                       opts.allow_pickle, as_json, opts.api_key_env,
-                                      opts.timeout, opts.base_url)
+                                      opts.timeout, opts.base_url, opts.concurrency)
         run_id = opts.resume
         family_name = run.family_name
     else:
@@ -158,17 +184,19 @@ def run_command(opts) -> None:
                                shots=opts.shots, quick=opts.quick,
                                system=_read_system(opts.system),
                                dr_threshold=opts.dr_threshold, pi_threshold=opts.pi_threshold,
-                               rule="reference" if opts.reference else "probe").validate()
+                               rule="reference" if opts.reference else "probe",
+                               concurrency=opts.concurrency or DEFAULT_CONCURRENCY).validate()
         rule_check(opts.reference, settings.__dict__, "this run")
         spec, engine = load_backend(opts.model, opts.backend, opts.trust_remote_code,
                                     opts.allow_pickle, seed, as_json, opts.base_url,
                                     opts.api_key_env, chat=not opts.base,
-                                    timeout=opts.timeout)
+                                    timeout=opts.timeout, concurrency=settings.concurrency)
         run_id = None
         family_name = family.name
 
     progress = ProgressLine(sys.stderr.isatty())
-    runner = Runner(store, engine, on_event=progress)
+    # Live scores after every sample only for the terminal's progress line.
+    runner = Runner(store, engine, on_event=progress, live_scores=progress.enabled)
     if run_id is None:
         run_id = runner.create(family, settings, spec.display, spec.spec, spec.fingerprint(),
                                extra={"base_url": opts.base_url,
@@ -178,7 +206,7 @@ def run_command(opts) -> None:
         click.echo(f"run {run_id}: {family_name} on {spec.display} "
                    f"(seed {store.run(run_id).seed})", err=True)
     with graceful_interrupt(runner.cancel, lambda: runner.cancelled):
-        outcome = runner.execute(run_id)
+        outcome = runner.execute(run_id, opts.concurrency)
     progress.done()
     if outcome.status == "failed":
         raise ProbeError(f"run {run_id} failed: {outcome.error}")

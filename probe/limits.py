@@ -42,6 +42,10 @@ MAX_ERROR_CHARS = 300
 REQUEST_TIMEOUT_S = 60.0
 """Total time for one request to a server, headers and body together (``--timeout``)."""
 
+MAX_RETRIES = 4
+"""Retries of one request after an error (a connection lost, HTTP 500/502/504/408/409); a
+busy answer (429, 503) does not use one up: the pool backs off instead, within the budget."""
+
 RETRY_BUDGET_S = 120.0
 """Total time spent waiting between retries of one request, ``Retry-After`` included."""
 
@@ -59,3 +63,18 @@ LEASE_TTL_S = 60.0
 
 MAX_KEY_ECHO_CHARS = 40
 """Characters of an unknown key (or other user value) echoed in an error message."""
+
+MAX_CONCURRENCY = 1024
+"""Requests in flight at once to a server (``--concurrency``); the paper's released client
+keeps a pool of 1,024 connections."""
+
+MAX_N_PER_REQUEST = 64
+"""Completions asked for in one request (``n``) where the server honours ``n``."""
+
+COMMIT_EVERY = 256
+"""Samples committed in one transaction at most; the pipeline commits what has arrived
+before it waits for more, so a kill -9 loses only requests still in flight."""
+
+STOP_GRACE_S = 10.0
+"""After Ctrl-C or SIGTERM, the longest probe waits for a clean stop before it exits anyway
+(the samples committed so far are kept)."""

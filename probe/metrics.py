@@ -144,6 +144,18 @@ class Scores:
     framed_total: int = 0
     rule: str = "probe"      # which rule scored it: "probe" or "reference"
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "Scores":
+        """Scores as stored (``dataclasses.asdict``) read back; TypeError, KeyError or
+        ValueError when the stored value is not such a record."""
+        values = dict(d)
+        for side in ("direct_distribution", "framed_distribution"):
+            values[side] = [AnswerCount(**ac) for ac in values[side]]
+        for side in ("dr_interval", "fr_interval"):
+            low, high = values[side]
+            values[side] = (float(low), float(high))
+        return cls(**values)
+
     @property
     def direct_nonpicks(self) -> int:
         return self.direct_total - self.n_direct

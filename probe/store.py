@@ -23,7 +23,6 @@ from probe.dbhealth import (SQLITE_MAGIC, check_file, check_result, check_schema
                             db_error, is_row_id, stored_json, writable)
 from probe.errors import BadInput
 from probe.family import Family
-from probe.limits import MAX_RESPONSE_CHARS
 from probe.reading import clean_text
 from probe import migrations as _migrations
 # Re-exported: callers and tests read these from the store.
@@ -107,6 +106,11 @@ class Store:
                 self._check_foreign()
             if not memory and not self.read_only:
                 self.db.execute("PRAGMA journal_mode=WAL")
+                # In WAL mode NORMAL syncs at checkpoints, not at every commit: a killed
+                # process loses nothing committed (the OS has it), and only a power cut
+                # can lose the last commits, never the database's consistency. A commit
+                # per few samples then costs microseconds instead of a disk flush.
+                self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             if self.read_only:
                 if self._pending():
@@ -325,16 +329,22 @@ class Store:
     # ------------------------------------------------------------ samples
 
     def add_sample(self, s: SampleRow, created_at: float | None = None) -> None:
+        self.add_samples([s], created_at)
+
+    def add_samples(self, rows: list[SampleRow], created_at: float | None = None) -> None:
+        """Commit samples in one transaction. Their text is stored as given: the sampling
+        pipeline and the file readers clean it once (``reading.clean_text``: no lone
+        surrogates, responses cut to MAX_RESPONSE_CHARS)."""
+        if not rows:
+            return
+        now = created_at if created_at is not None else time.time()
         with self._write() as db:
-            db.execute(
+            db.conn.executemany(
                 "INSERT INTO samples (run_id, kind, idx, prompt, response, answer, canonical,"
                 " reason, refusal, tokens, latency_ms, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                # Lone surrogates cannot be stored as UTF-8; a runaway response is cut.
-                [s.run_id, s.kind, s.idx, clean_text(s.prompt),
-                 clean_text(s.response, MAX_RESPONSE_CHARS), clean_text(s.answer),
-                 clean_text(s.canonical), s.reason, int(s.refusal), s.tokens, s.latency_ms,
-                 created_at if created_at is not None else time.time()])
+                [(s.run_id, s.kind, s.idx, s.prompt, s.response, s.answer, s.canonical,
+                  s.reason, int(s.refusal), s.tokens, s.latency_ms, now) for s in rows])
 
     def samples(self, run_id: int) -> list[SampleRow]:
         rows = self.query(
@@ -403,6 +413,21 @@ class Store:
             for key in ("scores", "canonicals", "edit"):
                 r[key] = json.loads(r[key]) if r[key] else None
         return rows
+
+    def sampled_scores(self, run_id: int):
+        """The scores kept when the run was sampled (``Scores``), read back rather than
+        matched again; None when no such record is stored (a database from before they
+        were kept, or a damaged one)."""
+        from probe.metrics import Scores
+
+        rows = self.query("SELECT scores FROM result_versions WHERE run_id = ? AND "
+                          "kind = 'sampled' ORDER BY version DESC LIMIT 1", [run_id])
+        if not rows or not rows[0]["scores"]:
+            return None
+        try:
+            return Scores.from_dict(json.loads(rows[0]["scores"]))
+        except (TypeError, KeyError, ValueError, RecursionError):
+            return None
 
     def answer_edits(self, family_name: str) -> list[dict]:
         """The answers edits (merges, splits) recorded with re-scores of a family's runs,

@@ -86,6 +86,7 @@ FIELDS = [  # (field, label, help)
     ("dr_threshold", "DR threshold", "a bias needs DR above it"),
     ("pi_threshold", "π threshold", "Deep needs π above it"),
     ("shots", "Shots (base mode)", "solved examples first, 0 … 8"),
+    ("concurrency", "Concurrency", "requests in flight to a server, 1 … 1024"),
 ]
 
 

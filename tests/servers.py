@@ -79,6 +79,28 @@ def trickle(sock, stop):
         sock.sendall(b" ")
 
 
+def _trickle(head: bytes, piece: bytes, doc: str):
+    """A reply that starts with ``head``, then sends ``piece`` every 0.5 s for at most
+    120 s (or until the server stops)."""
+    def action(sock, stop):
+        sock.sendall(head)
+        for _ in range(240):
+            if stop.wait(0.5):
+                return
+            sock.sendall(piece)
+    action.__doc__ = doc
+    return action
+
+
+trickle_to_close = _trickle(
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n",
+    b" ", "A 200 reply with no Content-Length (it ends when the server closes), a byte at a time.")
+trickle_chunked = _trickle(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+                           b"1\r\n \r\n", "A chunked 200 reply, one one-byte chunk at a time.")
+trickle_headers = _trickle(b"HTTP/1.1 200 OK\r\nX-Slow: ", b"a",
+                           "A status line, then headers that never end, a byte at a time.")
+
+
 def silent(sock, stop):
     stop.wait(40)
 

@@ -193,6 +193,11 @@ def test_run_settings_dialog_sets_the_next_run(isolated):
             assert "Direct samples (N) must be at least 1" in str(
                 dialog.query_one("#settings-error", Static).render())
             dialog.query_one("#set-samples", Input).value = "6"
+            dialog.query_one("#set-concurrency", Input).value = "0"
+            await pilot.press("ctrl+s")
+            assert "Concurrency must be between 1 and 1024" in str(
+                dialog.query_one("#settings-error", Static).render())
+            dialog.query_one("#set-concurrency", Input).value = "12"
             dialog.query_one("#set-seed", Input).value = "42"
             dialog.query_one("#set-pi_threshold", Input).value = "0.7"
             await pilot.press("ctrl+s")
@@ -205,6 +210,7 @@ def test_run_settings_dialog_sets_the_next_run(isolated):
             stored = app.store.run(rs.run_id)
             assert stored.seed == 42 and stored.settings["samples"] == 6
             assert stored.settings["pi_threshold"] == 0.7 and stored.settings["rule"] == "probe"
+            assert stored.settings["concurrency"] == 12     # stored with the run
             assert len(app.store.samples(rs.run_id)) == 10
 
     run(go())

@@ -306,7 +306,9 @@ def test_sigterm_and_sighup_cancel_like_ctrl_c(isolated, serve, butterfly_path, 
                                                command):
     server = serve(models_then(slowly(0.15)))
     args = [*PROBE, command, "butterfly", "--backend", "openai", "--base-url", server.url,
-            "--model", "m", "--base"]
+            "--model", "m", "--base", "--concurrency", "4"]
+    # At most 4 in flight: the 12th request means 8 have landed, so there is a partial
+    # result to keep.
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while sum(p.endswith("/completions") for p, _ in server.seen) < 12:

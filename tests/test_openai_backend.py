@@ -186,8 +186,13 @@ def test_server_text_is_redacted_and_trimmed():
     assert len(text) < 400
 
 
-def test_a_trickling_server_cannot_extend_the_deadline(serve):
-    server = serve(models_then(trickle))
+@pytest.mark.parametrize("how", ["length", "no-length", "chunked", "headers"])
+def test_a_trickling_server_cannot_extend_the_deadline(serve, how):
+    from servers import trickle_chunked, trickle_headers, trickle_to_close
+
+    action = {"length": trickle, "no-length": trickle_to_close, "chunked": trickle_chunked,
+              "headers": trickle_headers}[how]
+    server = serve(models_then(action))
     b = backend_for(server.url, timeout=2)
     start = time.monotonic()
     with pytest.raises(RunFailed, match="within 2 s"):

@@ -109,8 +109,13 @@ def resolve(spec: str | None, backend: str = "auto", base_url: str | None = None
                            "http://127.0.0.1:8000).")
         if not spec:
             raise BadInput("--backend openai needs --model: the name the server serves.")
-        host = base_url.split("://", 1)[-1].rstrip("/")
-        return ModelSpec(spec, "openai", Path("."), f"{spec} @ {host}", base_url=base_url)
+        from probe.backends.endpoint import check_base_url
+
+        # Checked before anything is stored: the address goes into every run's settings.
+        endpoint = check_base_url(base_url)
+        host = endpoint.url.split("://", 1)[-1]
+        return ModelSpec(spec, "openai", Path("."), f"{spec} @ {host}",
+                         base_url=endpoint.url)
     if not spec or spec == "default":
         path = default_model_path()
         engine = "transformers" if backend == "transformers" else "llama"
@@ -152,15 +157,18 @@ def resolve(spec: str | None, backend: str = "auto", base_url: str | None = None
 def make_backend(model: ModelSpec, trust_remote_code: bool = False,
                  allow_pickle: bool = False, seed: int = 0, api_key_env: str | None = None,
                  chat: bool = True, threads: int | None = None,
-                 timeout: float | None = None) -> Backend:
+                 timeout: float | None = None, concurrency: int | None = None) -> Backend:
     """``threads`` caps the engine's CPU threads (the app keeps a core for the UI)."""
     if model.engine == "openai":
         from probe.backends.openai import OpenAIBackend
 
         from probe.limits import REQUEST_TIMEOUT_S
 
+        from probe.run_settings import DEFAULT_CONCURRENCY
+
         return OpenAIBackend(model.base_url or "", model.spec, api_key_env=api_key_env,
-                             chat=chat, timeout=timeout or REQUEST_TIMEOUT_S)
+                             chat=chat, timeout=timeout or REQUEST_TIMEOUT_S,
+                             concurrency=concurrency or DEFAULT_CONCURRENCY)
     if model.engine == "llama":
         from probe.backends.llama import LlamaBackend
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
 
 from probe.prompting import PromptStyle
 
@@ -27,6 +27,49 @@ class Sampling:
 ProgressFn = Callable[[str, float], None]   # (message, fraction 0..1)
 
 
+def _always() -> bool:
+    return True
+
+
+@dataclass(eq=False)
+class Draw:
+    """One request of the sampling pipeline to an engine.
+
+    ``direct``: ``len(seeds)`` independent completions of ``prompts[0]``; ``framed``: one
+    completion of each prompt. Each sample has its own seed. ``group`` names the run the
+    draw belongs to: an engine may reorder draws of different groups (to pool them) but
+    keeps one group's draws in order. ``wanted()`` turns false once the run needs no more
+    (its quick check settled, it failed); engines check it between samples.
+    """
+
+    kind: str
+    prompts: list[str]
+    seeds: list[int]
+    style: PromptStyle
+    sampling: Sampling
+    group: Any = None
+    tag: Any = None                 # the pipeline's own bookkeeping
+    wanted: Callable[[], bool] = field(default=_always, repr=False)
+
+    @property
+    def size(self) -> int:
+        return len(self.seeds)
+
+    def prompt(self, i: int) -> str:
+        return self.prompts[0] if self.kind == "direct" else self.prompts[i]
+
+
+@dataclass(eq=False)
+class Drawn:
+    """One sample of a draw (``index`` into its seeds), or the error that ended the draw
+    (``index`` -1: the draw's samples not yet delivered are lost, not wrong)."""
+
+    draw: Draw
+    index: int
+    completion: Completion | None
+    error: BaseException | None = None
+
+
 class Backend(ABC):
     """Load a model; sample k completions of one prompt or one each of many prompts.
 
@@ -36,7 +79,12 @@ class Backend(ABC):
     """
 
     name = "abstract"
-    SUPPORTS_BATCH = False        # several sequences per forward pass
+    # Capabilities the sampling pipeline reads (probe/pipeline.py):
+    SUPPORTS_BATCH = False        # several prompts per forward pass: framings of several
+                                  # families share one call (``sample_texts``)
+    SUPPORTS_N = False            # k completions of one prompt in one call
+    CONCURRENT = False            # many calls in flight at once (a server): ``draw`` keeps
+                                  # up to ``window`` of them going
     USES_GPU = False
     IMPLEMENTS_CANCEL = True
 
@@ -70,6 +118,43 @@ class Backend(ABC):
             if self.cancelled.is_set():
                 return
             yield self.sample_one(prompt, style, sampling, seed)
+
+    def sample_texts(self, texts: Sequence[str], mode: str, sampling: Sampling,
+                     seeds: Sequence[int]) -> list[Completion]:
+        """One completion of each already-rendered text, in one call (SUPPORTS_BATCH)."""
+        raise NotImplementedError(f"the {self.name} engine does not batch prompts")
+
+    def draw(self, draws: Iterator[Draw], window: int = 1) -> Iterator[list[Drawn]]:
+        """The pipeline's one entry point: work through ``draws`` (pulled lazily, so the
+        pipeline decides each next one with what it knows by then) and yield samples as
+        they are ready, in lists that may be committed together. An engine error ends its
+        draw only. Returns early once cancelled. This default samples one draw at a time
+        with ``sample_many``/``sample_each``; ``window`` is for concurrent engines."""
+        for d in draws:
+            if self.cancelled.is_set():
+                return
+            made = 0
+            samples = None
+            try:
+                if d.kind == "direct":
+                    samples = self.sample_many(d.prompts[0], d.size, d.style, d.sampling,
+                                               d.seeds)
+                else:
+                    samples = self.sample_each(d.prompts, d.style, d.sampling, d.seeds)
+                for completion in samples:
+                    if self.cancelled.is_set():
+                        return           # it may have been cut short: never delivered
+                    yield [Drawn(d, made, completion)]
+                    made += 1
+                    if not d.wanted():
+                        break
+            except Exception as exc:   # the draw's run fails; the others go on
+                if self.cancelled.is_set():
+                    return
+                yield [Drawn(d, -1, None, exc)]
+            finally:
+                if hasattr(samples, "close"):
+                    samples.close()
 
     def render(self, prompt: str, style: PromptStyle) -> str:
         """The text the model sees, for storing with the sample."""

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from probe.backends.base import Backend, Completion, ProgressFn, Sampling
+from probe.backends.base import Backend, Completion, Draw, Drawn, ProgressFn, Sampling
 from probe.backends.weights import PICKLE_SUFFIXES, check_weights  # noqa: F401 (re-exported)
 from probe.errors import BadInput, RunFailed
 from probe.prompting import PromptStyle
@@ -21,6 +21,7 @@ from probe.prompting import PromptStyle
 class TransformersBackend(Backend):
     name = "transformers"
     SUPPORTS_BATCH = True
+    SUPPORTS_N = True             # k sequences of one prompt in one generate
 
     def __init__(self, path: str | Path, trust_remote_code: bool = False,
                  allow_pickle: bool = False, device: str | None = None,
@@ -259,10 +260,67 @@ class TransformersBackend(Backend):
             torch.cuda.empty_cache()
 
     def sample_texts(self, texts: Sequence[str], mode: str, sampling: Sampling,
-                     seed: int) -> list[Completion]:
-        """One completion of each already-rendered text: the batch command pools
-        framings of several families into one generate call with this."""
-        return self._generate(list(texts), 1, sampling, seed, PromptStyle(mode=mode))
+                     seeds: Sequence[int]) -> list[Completion]:
+        """One completion of each already-rendered text in one ``generate``. One call
+        draws from one random stream, seeded with the first sample's seed."""
+        return self._generate(list(texts), 1, sampling, seeds[0], PromptStyle(mode=mode))
+
+    def draw(self, draws: Iterator[Draw], window: int = 1) -> Iterator[list[Drawn]]:
+        """Direct draws run as they come (one ``generate`` of k sequences); framed draws
+        wait in pools, one per (mode, temperature, max tokens), and a pool is generated
+        when it holds a batch, when a draw of a run already in it comes back (so one run's
+        direct and framed samples still alternate), or at the end. Framings of many
+        families thus share one ``generate``, each sampled with its own run's settings."""
+        pools: dict[tuple, list[Draw]] = {}
+        for d in draws:
+            if self.cancelled.is_set():
+                return
+            key = (d.style.mode, d.sampling.temperature, d.sampling.max_tokens)
+            for other, pool in list(pools.items()):
+                if any(p.group == d.group for p in pool):
+                    yield from self._pooled(pools.pop(other))
+            if d.kind == "direct":
+                yield from Backend.draw(self, iter([d]))
+                continue
+            pool = pools.setdefault(key, [])
+            pool.append(d)
+            if sum(p.size for p in pool) >= self._batch_size:
+                yield from self._pooled(pools.pop(key))
+        for pool in pools.values():
+            yield from self._pooled(pool)
+
+    def _pooled(self, pool: list[Draw]) -> Iterator[list[Drawn]]:
+        """The framed draws of a pool in batches of the fitted size (halved on running out
+        of GPU memory); an engine error fails the draws of that batch only."""
+        items = [(d, i) for d in pool for i in range(d.size)]
+        start = 0
+        while start < len(items):
+            if self.cancelled.is_set():
+                return
+            batch = [(d, i) for d, i in items[start:start + self._batch_size] if d.wanted()]
+            size = self._batch_size
+            if not batch:
+                start += size
+                continue
+            first = batch[0][0]
+            try:
+                texts = [self.render(d.prompt(i), d.style) for d, i in batch]
+                results = self.sample_texts(texts, first.style.mode, first.sampling,
+                                            [d.seeds[i] for d, i in batch])
+            except RuntimeError as exc:
+                if "out of memory" in str(exc).lower() and size > 1:
+                    self._free_cuda()
+                    self._batch_size = max(1, size // 2)
+                    continue
+                yield [Drawn(d, -1, None, exc) for d in {id(d): d for d, _ in batch}.values()]
+                start += size
+                continue
+            except Exception as exc:     # the runs of this batch fail; the others go on
+                yield [Drawn(d, -1, None, exc) for d in {id(d): d for d, _ in batch}.values()]
+                start += size
+                continue
+            yield [Drawn(d, i, c) for (d, i), c in zip(batch, results)]
+            start += size
 
     def close(self) -> None:
         self.model = None

@@ -1,54 +1,71 @@
 """Any OpenAI-compatible server (vLLM, SGLang, llama.cpp's server, Ollama): the way to
-scale past one machine. Bounded concurrency, ``n`` where the server honours it,
-retries that honour ``Retry-After`` within a total budget, a total deadline per request
-(``probe.backends.http``). The API key is read from an environment variable at request
-time, sent only to the server's own origin, and never shown or stored."""
+scale past one machine. Requests of every family in flight share one pool (``--concurrency``
+of them at most, fewer while the server says it is busy: probe.backends.throttle), ``n``
+where the server honours it, retries that honour ``Retry-After`` within a total budget,
+and a total deadline per request (probe.backends.http). The API key is read from an
+environment variable at request time, sent only to the server's own origin, and never
+shown or stored."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator, Sequence
 
-from probe.backends.base import Backend, Completion, ProgressFn, Sampling
+from probe.backends.base import Backend, Completion, Draw, Drawn, ProgressFn, Sampling
+from probe.backends.endpoint import check_base_url
 from probe.backends.http import Aborted, Transport, redact, retry_after
+from probe.backends.openai_replies import completion_texts
+from probe.backends.throttle import Throttle
 from probe.errors import BadInput, RunFailed
-from probe.limits import MAX_RETRY_AFTER_S, REQUEST_TIMEOUT_S, RETRY_BUDGET_S
+from probe.limits import (MAX_CONCURRENCY, MAX_N_PER_REQUEST, MAX_RETRIES, MAX_RETRY_AFTER_S,
+                          REQUEST_TIMEOUT_S, RETRY_BUDGET_S)
 from probe.prompting import PromptStyle
-from probe.reading import clean_text
+from probe.run_settings import DEFAULT_CONCURRENCY
 
-RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+BUSY_STATUS = {429, 503}                   # the server is saturated: the pool backs off
+RETRY_STATUS = {408, 409, 500, 502, 504}   # this request failed: it alone tries again
 
 
 class OpenAIBackend(Backend):
     name = "openai"
-    SUPPORTS_BATCH = False      # concurrency, not batched tensors: the server batches
+    SUPPORTS_BATCH = False      # the server batches; probe keeps it fed
+    SUPPORTS_N = True           # until the server shows it ignores ``n``
+    CONCURRENT = True
 
     def __init__(self, base_url: str, model: str, api_key_env: str | None = None,
-                 concurrency: int = 8, timeout: float = REQUEST_TIMEOUT_S, retries: int = 4,
-                 chat: bool = True, retry_budget: float = RETRY_BUDGET_S):
+                 concurrency: int = DEFAULT_CONCURRENCY, timeout: float = REQUEST_TIMEOUT_S,
+                 retries: int = MAX_RETRIES, chat: bool = True,
+                 retry_budget: float = RETRY_BUDGET_S):
         super().__init__()
-        if not base_url.startswith(("http://", "https://")):
-            raise BadInput(f"--base-url must start with http:// or https:// "
-                           f"(got '{redact(base_url)}').")
         if not 0 < timeout <= 3600:
             raise BadInput(f"--timeout must be between 0 and 3600 seconds (got {timeout}).")
-        self.http = Transport(base_url, self.cancelled)
-        self.base_url = self.http.origin + self.http.prefix
+        endpoint = check_base_url(base_url)
+        self.http = Transport(endpoint, self.cancelled)
+        self.base_url = endpoint.origin + endpoint.prefix
         self.model = model
         self.api_key_env = api_key_env
-        self.concurrency = max(1, concurrency)
+        self.concurrency = max(1, min(concurrency, MAX_CONCURRENCY))
         self.timeout = timeout
         self.retries = retries
         self.retry_budget = retry_budget
         self.chat = chat
         self.supports_n: bool | None = None
+        self._throttle: Throttle | None = None      # made on the loop
+
+    @property
+    def in_flight(self) -> int:
+        """Requests on the wire now."""
+        return self._throttle.in_flight if self._throttle else 0
 
     def cancel(self) -> None:
         super().cancel()
         self.http.abort_all()     # Ctrl-C must not wait for a slow server
+
+    def close(self) -> None:
+        self.http.close()
 
     # ------------------------------------------------------------ http
 
@@ -67,22 +84,28 @@ class OpenAIBackend(Backend):
         return key
 
     def _request(self, path: str, body: dict | None = None):
+        """One call, waited for in this thread (start-up, tests)."""
+        return self.http.call(self._call(path, body, self.concurrency))
+
+    async def _call(self, path: str, body: dict | None, window: int):
+        """One request with its retries: busy answers pause the whole pool (and do not
+        use up this request's retries, only the time budget); other failures are retried
+        by this request alone, with its own backoff."""
         data = json.dumps(body).encode() if body is not None else None
         key = self._key()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if key:
             headers["Authorization"] = f"Bearer {key}"
         secrets = [key] if key else []
-        waited = 0.0
-        delay = 0.5
-        last = ""
-        for attempt in range(self.retries + 1):
+        throttle = self._pool(window)
+        waited, delay, attempt, last = 0.0, 0.5, 0, ""
+        while True:
             if self.cancelled.is_set():
                 raise RunFailed("cancelled")
-            pause = delay
+            started = await throttle.acquire()
             try:
-                reply = self.http.request("POST" if data else "GET", path, data, headers,
-                                          self.timeout)
+                reply = await self.http.request("POST" if data else "GET", path, data,
+                                                headers, self.timeout, throttle.size)
             except Aborted as exc:
                 if exc.why == "cancelled":
                     raise RunFailed("cancelled") from None
@@ -90,30 +113,46 @@ class OpenAIBackend(Backend):
                                 f"{self.timeout:g} s (--timeout).") from None
             except ConnectionError as exc:
                 last = redact(str(exc), secrets)
-                if attempt == 0 and path.endswith("/models"):
-                    break     # unreachable at start: say so at once, don't retry for long
-            else:
+                reply = None
+            finally:
+                throttle.release()
+            pause = delay
+            if reply is not None:
                 if 200 <= reply.status < 300:
+                    throttle.ok()
                     return self._json(reply.body, path)
                 detail = redact(reply.body.decode("utf-8", "replace"), secrets)
                 self._refuse(reply, path, detail)
                 last = f"HTTP {reply.status}"
                 asked = retry_after(reply.headers.get("retry-after"))
-                if asked is not None:
-                    if asked > MAX_RETRY_AFTER_S or waited + asked > self.retry_budget:
-                        raise RunFailed(f"server at {self.base_url} is busy (HTTP "
-                                        f"{reply.status}) and asked to retry after "
-                                        f"{asked:.0f} s; try again later.")
-                    pause = asked
-            if attempt == self.retries:
+                if asked is not None and (asked > MAX_RETRY_AFTER_S
+                                          or waited + asked > self.retry_budget):
+                    raise RunFailed(f"server at {self.base_url} is busy (HTTP {reply.status}) "
+                                    f"and asked to retry after {asked:.0f} s; try again "
+                                    "later.")
+                if reply.status in BUSY_STATUS:
+                    pause = throttle.busy(started, asked)
+                else:
+                    pause = asked if asked is not None else delay
+                    attempt += 1
+            else:
+                if path.endswith("/models"):
+                    break     # unreachable at start: say so at once, don't retry for long
+                attempt += 1
+            if attempt > self.retries or waited + pause > self.retry_budget:
                 break
-            if waited + pause > self.retry_budget:
-                break
-            if self.cancelled.wait(pause):
-                raise RunFailed("cancelled")
+            await asyncio.sleep(pause)
             waited += pause
-            delay = min(delay * 2, 8.0)
+            if reply is None or reply.status not in BUSY_STATUS:
+                delay = min(delay * 2, 8.0)
         raise RunFailed(f"cannot reach the server at {self.base_url} ({last}).")
+
+    def _pool(self, window: int) -> Throttle:
+        if self._throttle is None:
+            self._throttle = Throttle(window)
+        elif self._throttle.size != window:
+            self._throttle.resize(window)
+        return self._throttle
 
     def _refuse(self, reply, path: str, detail: str) -> None:
         """Raise for answers that retrying cannot fix."""
@@ -128,7 +167,7 @@ class OpenAIBackend(Backend):
         if code == 404 and path.endswith("/models"):
             raise BadInput(f"{self.base_url} has no /v1/models: is it an OpenAI-compatible "
                            "server?")
-        if code not in RETRY_STATUS:
+        if code not in RETRY_STATUS and code not in BUSY_STATUS:
             raise RunFailed(f"server at {self.base_url} answered HTTP {code}: {detail}")
 
     def _json(self, body: bytes, path: str):
@@ -165,7 +204,8 @@ class OpenAIBackend(Backend):
         return self.chat
 
     def preferred_chunk(self) -> int:
-        return self.concurrency
+        """Direct samples per request: all of a family's at once where ``n`` works."""
+        return MAX_N_PER_REQUEST
 
     def _body(self, prompt: str, style: PromptStyle, sampling: Sampling, seed: int,
               n: int = 1) -> tuple[str, dict]:
@@ -180,86 +220,46 @@ class OpenAIBackend(Backend):
         body["stop"] = style.stop()
         return "/v1/completions", body
 
-    def _texts(self, reply, mode: str) -> tuple[list[str], int]:
-        """The texts and completion-token count of a reply, or one sentence naming the
-        server when the reply is not shaped like an OpenAI completion."""
-        bad = RunFailed(f"server at {self.base_url} answered with a malformed completion "
-                        "(expected choices[].message.content or choices[].text, and usage "
-                        "with integer token counts).")
-        choices = reply.get("choices") if isinstance(reply, dict) else None
-        if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
-            raise bad
-        if not choices:
-            raise RunFailed(f"server at {self.base_url} answered with no completion (an "
-                            "empty 'choices' list).")
-        texts = []
-        for c in choices:
-            if mode == "chat":
-                msg = c.get("message")
-                if not isinstance(msg, dict):
-                    raise bad
-                text = msg.get("content")
-                if text is None:            # a refusal comes as {content: null, refusal}
-                    text = msg.get("refusal")
-            else:
-                text = c.get("text")
-            if not isinstance(text, str):
-                raise bad
-            texts.append(clean_text(text))
-        usage = reply.get("usage")
-        if usage is not None and not isinstance(usage, dict):
-            raise bad
-        tokens = (usage or {}).get("completion_tokens") or 0
-        if isinstance(tokens, bool) or not isinstance(tokens, int) or not 0 <= tokens < 2**31:
-            raise bad
-        return texts, tokens
+    async def _complete(self, prompt: str, style: PromptStyle, sampling: Sampling,
+                        seed: int, n: int, window: int) -> tuple[list[str], int, float]:
+        start = time.perf_counter()
+        path, body = self._body(prompt, style, sampling, seed, n)
+        reply = await self._call(path, body, window)
+        texts, tokens = completion_texts(reply, style.mode, self.base_url)
+        return texts, tokens, (time.perf_counter() - start) * 1000
 
     def _one(self, prompt: str, style: PromptStyle, sampling: Sampling,
              seed: int) -> Completion:
-        start = time.perf_counter()
-        path, body = self._body(prompt, style, sampling, seed)
-        texts, tokens = self._texts(self._request(path, body), style.mode)
-        return Completion(text=texts[0].strip(), tokens=tokens,
-                          latency_ms=(time.perf_counter() - start) * 1000,
-                          prompt=self.render(prompt, style))
+        texts, tokens, ms = self.http.call(self._complete(prompt, style, sampling, seed, 1,
+                                                          self.concurrency))
+        return Completion(texts[0].strip(), tokens, ms, self.render(prompt, style))
 
-    def _many(self, prompts: Sequence[str], style: PromptStyle, sampling: Sampling,
-              seeds: Sequence[int]) -> Iterator[Completion]:
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            futures = [pool.submit(self._one, p, style, sampling, s)
-                       for p, s in zip(prompts, seeds)]
-            try:
-                for fut in futures:           # in order, as each one is ready
-                    if self.cancelled.is_set():
-                        break
-                    yield fut.result()
-            finally:
-                for fut in futures:
-                    fut.cancel()
-                if self.cancelled.is_set():
-                    self.http.abort_all()
+    # ------------------------------------------------------------ draws
+
+    def draw(self, draws: Iterator[Draw], window: int = DEFAULT_CONCURRENCY
+             ) -> Iterator[list[Drawn]]:
+        """Keep up to ``window`` requests on the wire (fewer while the server is busy),
+        from as many draws (families) as that takes; yield samples as they land."""
+        from probe.backends.openai_draws import DrawFeeder
+
+        window = max(1, min(window or self.concurrency, MAX_CONCURRENCY))
+        yield from DrawFeeder(self, window).run(draws)
 
     def sample_many(self, prompt: str, k: int, style: PromptStyle, sampling: Sampling,
                     seeds: Sequence[int]) -> Iterator[Completion]:
-        if k > 1 and self.supports_n is not False:
-            start = time.perf_counter()
-            path, body = self._body(prompt, style, sampling, seeds[0], n=k)
-            texts, tokens = self._texts(self._request(path, body), style.mode)
-            if len(texts) == k:
-                self.supports_n = True
-                per = (time.perf_counter() - start) * 1000 / k
-                for t in texts:
-                    yield Completion(t.strip(), tokens // k, per, self.render(prompt, style))
-                return
-            # The server ignored n: keep what came back, ask for the rest one by one.
-            self.supports_n = False
-            for t in texts[:1]:
-                yield Completion(t.strip(), tokens, (time.perf_counter() - start) * 1000,
-                                 self.render(prompt, style))
-            yield from self._many([prompt] * (k - 1), style, sampling, list(seeds[1:k]))
-            return
-        yield from self._many([prompt] * k, style, sampling, seeds)
+        yield from self._all(Draw("direct", [prompt], list(seeds[:k]), style, sampling))
 
     def sample_each(self, prompts: Sequence[str], style: PromptStyle, sampling: Sampling,
                     seeds: Sequence[int]) -> Iterator[Completion]:
-        yield from self._many(prompts, style, sampling, seeds)
+        yield from self._all(Draw("framed", list(prompts), list(seeds[:len(prompts)]), style,
+                                  sampling))
+
+    def _all(self, draw: Draw) -> list[Completion]:
+        """Every completion of one draw, in order (or its error)."""
+        got: dict[int, Completion] = {}
+        for ready in self.draw(iter([draw]), self.concurrency):
+            for item in ready:
+                if item.error is not None:
+                    raise item.error
+                got[item.index] = item.completion
+        return [got[i] for i in sorted(got)]
