@@ -47,7 +47,7 @@ _PLURAL_QUANTIFIERS = {"some", "several", "few", "many", "couple", "two", "three
                        "all", "these", "those", "both"}
 _CHOOSING_WORDS = {"random", "randomly", "arbitrary", "chosen", "selected", "favourite",
                    "favorite", "good", "great", "nice", "best", "cool", "top", "perfect",
-                   "ideal", "decent", "suitable", "most", "absolute", "personal", "all-time",
+                   "ideal", "decent", "better", "suitable", "most", "absolute", "personal", "all-time",
                    "possible", "particular", "specific", "new", "different", "own", "of"}
 _EXAMPLE_HEADS = ("example of", "examples of", "name of", "names of", "instance of")
 
@@ -107,9 +107,12 @@ def _tidy(question: str) -> str:
 def _noun_phrase(text: str) -> str | None:
     """The noun phrase a question's shape points at, still with its leading words."""
     if re.match(r"^(?:why|how|when|where|whose|whom|is|are|do|does|did|was|were|has|have|"
-                r"explain|describe|write|translate|summari[sz]e|hello|hi|thanks?)\b",
-                text, re.I):
+                r"explain|describe|write|translate|summari[sz]e|hello|hi|hey|thanks?|thank you|"
+                r"good (?:morning|afternoon|evening|night|day))\b", text, re.I):
         return None
+    if re.match(r"^(?:what|which) \w+ (?:is|was) (?:it|this|that)(?: now| today)?$", text,
+                re.I):
+        return None         # "What time is it?": a fact, not a choice
     m = re.match(r"^if (?:you|i|we)\b(.*?),\s*(?:which|what|who)\b", text, re.I)
     if m:
         inner = re.search(r"\b(?:a|an|any|one|your|the)\s+(.+)$", m.group(1), re.I)
@@ -125,15 +128,30 @@ def _noun_phrase(text: str) -> str | None:
                  text, re.I)
     if m:
         return m.group(1)
+    m = re.match(r"^(?:what|which)\s+(.+)$", text, re.I)
+    if m:                   # no auxiliary: "Which flower smells the nicest?"
+        return _before_verb(m.group(1))
     m = re.match(r"^(?:i need|i want|i'd like|i would like|i'm looking for|i am looking for|"
                  r"we need|we want|looking for)\s+(.+)$", text, re.I)
     if m:
         return m.group(1)
     words = text.split()
     # A fragment: "Random butterfly?", "Your favourite season?", "A random animal".
-    if len(words) <= 5 and words[0].lower() in (_QUANTIFIERS | _CHOOSING_WORDS) - {"of"}:
+    if len(words) <= 10 and words[0].lower() in (_QUANTIFIERS | _CHOOSING_WORDS) - {"of"}:
         return text
     return None
+
+
+def _before_verb(words_text: str) -> str:
+    """"flower smells the nicest" → "flower": the words before the first verb ending in
+    -s that follows a noun (the question's own verb)."""
+    words = words_text.split()
+    for i in range(1, len(words)):
+        word = words[i].lower()
+        verbs = _lemmas(word).get("VERB", ())
+        if word.endswith("s") and verbs and word not in verbs and _is_noun(words[i - 1]):
+            return " ".join(words[:i])
+    return words_text
 
 
 def _strip_leading(words: list[str]) -> tuple[list[str], bool]:
@@ -208,8 +226,10 @@ def _split(words: list[str]) -> tuple[list[str], list[str], list[str]]:
                     return words[:i], words[i:j], tail
             return words[:i], words[i:], []
         if low in _POSTMODIFIERS or (low.endswith("ed") and i + 1 < len(words)
-                                     and words[i + 1].lower() == "by"):
+                                     and words[i + 1].lower() in _POSTMODIFIERS):
             return words[:i], [], words[i:]
+    while len(words) > 1 and set(_lemmas(words[-1].lower())) == {"ADV"}:
+        words = words[:-1]      # "one food forever"
     return words, [], []
 
 
@@ -217,6 +237,8 @@ def find_category(question: str) -> Category:
     """The category phrase of a direct question, or ``CategoryNotFound``."""
     text = _tidy(question)
     np = _noun_phrase(text) if text else None
+    if np is not None and re.search(r"\b(?:or|versus|vs)\b", np, re.I):
+        np = None           # "cats or dogs": the options are given, not a category
     if np is not None:
         np = re.split(r"\s*[,;:(]\s*|\s+-\s+", np)[0]
     category = parse_category(np) if np else None
