@@ -107,7 +107,7 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
     ``non_pick_answers`` lists them. ``warning`` is set when a side has too few picks to
     carry the verdict; ``reason`` is "no answer" when the direct side has no pick at all.
     """
-    return {
+    record = {
         "family": family.name,
         "model": model,
         "run_id": run_id,
@@ -124,6 +124,9 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
         "reason": s.reason,
         "probe": {"rule": s.rule},
     }
+    if family.drafted is not None:       # the framings came from templates: say so
+        record["probe"]["drafted"] = family.drafted.to_dict()
+    return record
 
 
 # ----------------------------------------------------------- responses files

@@ -63,6 +63,7 @@ class HomeScreen(Screen):
     BINDINGS = [
         Binding("r", "run", "Run"),
         Binding("n", "new", "New"),
+        Binding("f", "quick_family", "Quick family"),
         Binding("e", "edit", "Edit"),
         Binding("h", "history", "History"),
         Binding("m", "model", "Model"),
@@ -172,7 +173,8 @@ class HomeScreen(Screen):
         hint = self.query_one("#home-hint", Static)
         error = getattr(self, "errors", {}).get(cursor_key(table) or "")
         text = (f"[red]{escape(error)}[/red]" if error else "" if table.row_count else
-                f"No families in {escape(str(families_dir()))}/ yet: press n to write one.")
+                f"No families in {escape(str(families_dir()))}/ yet: press n to write one, "
+                "or f to draft one from a question.")
         hint.update(text)
         hint.display = bool(text)
 
@@ -245,6 +247,20 @@ class HomeScreen(Screen):
         from screens.editor import EditorScreen
 
         self.app.push_screen(EditorScreen(None))
+
+    def action_quick_family(self) -> None:
+        """A direct question → a family drafted from templates → its run, in one step."""
+        from screens.quick import QuickFamily
+
+        def drafted(family) -> None:
+            if family is None:
+                return
+            self.refresh_families()
+            self.notify(f"Drafted {len(family.framings)} reframings from templates into "
+                        f"{family.path}; e edits them.")
+            self.app.open_run(family)  # type: ignore[attr-defined]
+
+        self.app.push_screen(QuickFamily(), drafted)
 
     def action_edit(self) -> None:
         from screens.editor import EditorScreen

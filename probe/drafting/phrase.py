@@ -55,6 +55,12 @@ _EXAMPLE_HEADS = ("example of", "examples of", "name of", "names of", "instance 
 class CategoryNotFound(BadInput):
     """The question's shape is not one the finder reads; the user names the category."""
 
+    def __init__(self, question: str, message: str | None = None):
+        self.question = question.strip()
+        super().__init__(message or (
+            f"probe cannot tell what kind of answer {shown(repr(self.question), 80)} asks "
+            "for; name the category (for example \"popular butterfly\")."))
+
 
 @dataclass(frozen=True)
 class Category:
@@ -198,6 +204,11 @@ def _is_noun(word: str) -> bool:
     return "NOUN" in lemmas or "PROPN" in lemmas or bare[:1].isupper()
 
 
+def _is_adjective(word: str) -> bool:
+    lemmas = _lemmas(word.lower())
+    return "ADJ" in lemmas and "NOUN" not in lemmas and not word[:1].isupper()
+
+
 def _singular(word: str) -> str:
     nouns = _lemmas(word.lower()).get("NOUN", ())
     if nouns:
@@ -243,9 +254,7 @@ def find_category(question: str) -> Category:
         np = re.split(r"\s*[,;:(]\s*|\s+-\s+", np)[0]
     category = parse_category(np) if np else None
     if category is None:
-        raise CategoryNotFound(
-            f"probe cannot tell what kind of answer {shown(repr(question.strip()), 80)} asks "
-            "for; name the category (for example \"popular butterfly\").")
+        raise CategoryNotFound(question)
     return category
 
 
@@ -270,12 +279,18 @@ def parse_category(np: str, plural_hint: bool = False) -> Category | None:
                   and np.split()[0].lower() not in ("a", "an", "one")):
         head = _singular(head)
     core = core[:-1] + [head]
-    noun = " ".join(core + of_part)
     phrase = " ".join(core + of_part + tail)
     plural_core = core[:-1] + [_plural(head)]
-    nouns = " ".join(plural_core + of_part)
-    return Category(phrase=phrase, noun=noun, plural=" ".join(plural_core + of_part + tail),
-                    nouns=nouns, a_phrase=_article(phrase) + " " + phrase)
+    # A second mention drops describing adjectives ("Which butterfly …?" after "a popular
+    # butterfly"), never a noun that makes the kind ("programming language").
+    short = len(core) - 1
+    while short > 0 and _is_adjective(core[len(core) - 1 - short]):
+        short -= 1
+    keep = len(core) - 1 - short
+    return Category(phrase=phrase, noun=" ".join(core[keep:] + of_part),
+                    plural=" ".join(plural_core + of_part + tail),
+                    nouns=" ".join(plural_core[keep:] + of_part),
+                    a_phrase=_article(phrase) + " " + phrase)
 
 
 def _plural(word: str) -> str:
