@@ -66,14 +66,25 @@ def _fill(template: Template, cat: Category) -> str:
 
 def _fits(template: Template, cat: Category, direct: str) -> str | None:
     """The filled template, or None when it would read wrongly for this category."""
-    own_words = set(re.findall(r"[\w'-]+", re.sub(r"\{\w+\}", " ", template.text).casefold()))
-    noun_words = {w.casefold() for w in cat.noun.split() + cat.nouns.split()}
-    if own_words & noun_words - {"of", "the", "a", "an"}:
-        return None         # "name the boat after a boat", "a book club's book"
+    if _lemmas_of(re.sub(r"\{\w+\}", " ", template.text)) & (
+            _lemmas_of(cat.noun) - {"of", "the", "a", "an"}):
+        return None         # "name the boat after a boat", "rename it after a name"
     text = _fill(template, cat)
     if contains_direct(direct, text) or _CHANCE.search(text):
         return None
     return text
+
+
+def _lemmas_of(text: str) -> set[str]:
+    """Every dictionary form of every word, and the word without a "re-" ("renaming" →
+    "rename" → "name")."""
+    from lemminflect import getAllLemmas
+
+    out = set()
+    for word in re.findall(r"[\w']+", text.casefold()):
+        forms = {word} | {lemma for lemmas in getAllLemmas(word).values() for lemma in lemmas}
+        out |= forms | {f[2:] for f in forms if f.startswith("re") and len(f) > 5}
+    return out
 
 
 def _by_scene(pool: list[tuple[Template, str]], n: int, rng: random.Random

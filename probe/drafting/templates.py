@@ -43,7 +43,7 @@ TEMPLATES: tuple[Template, ...] = (
        "Which {noun} would make the best final shot?"),
     _t("story", "comic", "I'm drawing a comic strip whose punchline hinges on {a_cat}. "
        "Which {noun} should I use?"),
-    _t("quiz", "pub", "At pub quiz night, one round asks every team to write down {a_cat}. "
+    _t("quiz", "pub", "At pub quiz night, a round asks every team to write down {a_cat}. "
        "What should our team put?"),
     _t("quiz", "tiebreak", "Our trivia team has to agree on {a_cat} for the tie-breaker. "
        "Which {noun} should we give?"),
