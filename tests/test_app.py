@@ -464,6 +464,38 @@ def test_editor_warns_of_a_framing_that_repeats_the_direct_question(isolated):
     run(go())
 
 
+def test_quick_family_goes_from_a_question_to_a_run(isolated):
+    """Home's f: type the question, see the category it found, enter → the family is drafted,
+    saved beside the others and run."""
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch"))
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("f")
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "QuickFamily")
+            await pilot.press(*"Why is it so?")
+            found = app.screen.query_one("#quick-found", Static)
+            await wait_until(pilot, lambda: "What kind of answer" in str(found.render()))
+            await pilot.press("enter")
+            category = app.screen.query_one("#quick-category", Input)
+            await wait_until(pilot, lambda: category.display and category.has_focus)
+            question = app.screen.query_one("#quick-question", Input)
+            question.value = ""
+            question.focus()
+            await pilot.press(*"Choose a random popular butterfly.")
+            await wait_until(pilot, lambda: "popular butterfly" in str(found.render()))
+            category.value = ""
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), timeout=20)
+            await wait_until(pilot, lambda: app.screen.state.startswith("finished"),
+                             timeout=30)
+            saved = fam_mod.load(isolated / "families" / "popular-butterfly.toml")
+            assert len(saved.framings) == 30 and saved.drafted is not None
+            assert app.screen.family.framings == saved.framings
+
+    run(go())
+
+
 def test_charts_and_palette(isolated):
     from screens.charts import ChartsScreen
 
