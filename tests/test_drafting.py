@@ -11,7 +11,7 @@ import pytest
 from conftest import DATA, FAMILIES
 from probe import family as fam_mod
 from probe.drafting import (TEMPLATES, CategoryNotFound, contains_direct, draft_family,
-                            find_category, save_new)
+                            find_category, save_new, usable_templates)
 from probe.errors import BadInput
 
 NUMBER_WORDS = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
@@ -123,9 +123,16 @@ def test_thirty_framings_spread_over_the_scenes_and_a_seed_repeats_them():
     assert a.framings != c.framings
     scenes = Counter(t.rsplit("-", 1)[0] for t in a.drafted.templates)
     assert len(scenes) >= 15 and max(scenes.values()) <= 2
-    # Consecutive framings come from different scenes.
-    ids = [t.split("-")[0] for t in a.drafted.templates]
-    assert all(x != y for x, y in zip(ids, ids[1:]))
+    # Consecutive framings come from different scenes, whatever the seed and category, even
+    # when every template that fits is drawn.
+    for question in ("Choose a random gemstone.", "Pick a random party game.",
+                     "What is a good name for a dog?"):
+        every = len(usable_templates(find_category(question), question))
+        for seed in range(10):
+            for n in (30, every):
+                ids = [t.split("-")[0] for t in draft_family(question, seed=seed,
+                                                             n=n).family.drafted.templates]
+                assert all(x != y for x, y in zip(ids, ids[1:])), (question, seed, ids)
 
 
 def test_a_template_that_already_names_the_category_is_left_out():
