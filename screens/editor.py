@@ -150,8 +150,9 @@ class EditorScreen(Screen):
         direct = self.query_one("#direct", Input).value
         echoes = [str(i) for i, ln in enumerate(lines, start=1) if contains_direct(direct, ln)]
         if echoes:
-            count += (f"  [yellow]{', '.join(echoes[:5])} contain{'s' if len(echoes) == 1 else ''}"
-                      " the direct question word for word[/yellow]")
+            verb = "contains" if len(echoes) == 1 else "contain"
+            count += (f"  [yellow]{', '.join(echoes[:5])} {verb} the direct question word "
+                      "for word[/yellow]")
         self.query_one("#framing-count", Static).update(count)
         status = self.query_one("#validation", Static)
         try:
@@ -237,16 +238,10 @@ class EditorScreen(Screen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="draft")
     def draft_templates(self, direct: str, category: str | None, have: list[str]) -> None:
         """Up to about 30 reframings in all (at least 10 more), none already there."""
-        from probe.drafting import category_for, draft_family, usable_templates
+        from probe.drafting import draft_more
 
         try:
-            cat = category_for(direct, category)
-            wanted = min(max(30 - len(have), 10), len(usable_templates(cat, direct, have)))
-            if wanted == 0:
-                raise BadInput("every template that fits this question is in the family "
-                               "already.")
-            fam = draft_family(direct, wanted, category=category, name="draft",
-                               avoid=have).family
+            fam = draft_more(direct, have, category).family
         except CategoryNotFound as exc:
             self.post_message(DraftsReady([], str(exc), needs_category=True))
             return

@@ -398,7 +398,9 @@ def test_drafting_offers_templates_without_a_chat_model_and_never_saves_by_itsel
             if chat:
                 await wait_until(pilot, lambda: app.screen.__class__.__name__ == "Choice")
                 await pilot.press(pick)
-            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "DraftReview")
+            # The first draft loads the word lists in a worker: seconds on a busy CPU.
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "DraftReview",
+                             timeout=60)
             lines = app.screen.query_one("#drafts", TextArea).text.splitlines()
             if pick == "m":
                 assert lines[0].startswith("I'm planning a picnic")
@@ -435,11 +437,13 @@ def test_editor_drafting_asks_for_the_category_it_cannot_read(isolated):
             ed = app.screen
             ed.query_one("#direct", Input).value = "Why do people like this?"
             await pilot.press("ctrl+g")
-            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "AskCategory")
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "AskCategory",
+                             timeout=60)
             assert "what kind of answer" in str(
                 app.screen.query_one("#question", Static).render())
             await pilot.press(*"board game", "enter")
-            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "DraftReview")
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "DraftReview",
+                             timeout=60)
             lines = app.screen.query_one("#drafts", TextArea).text.splitlines()
             assert len(lines) == 30 and all("board game" in ln for ln in lines)
             assert app.screen.query_one("#drafts", TextArea).text.count("Why do people") == 0
@@ -475,7 +479,8 @@ def test_quick_family_goes_from_a_question_to_a_run(isolated):
             await wait_until(pilot, lambda: app.screen.__class__.__name__ == "QuickFamily")
             await pilot.press(*"Why is it so?")
             found = app.screen.query_one("#quick-found", Static)
-            await wait_until(pilot, lambda: "What kind of answer" in str(found.render()))
+            await wait_until(pilot, lambda: "What kind of answer" in str(found.render()),
+                             timeout=60)
             await pilot.press("enter")
             category = app.screen.query_one("#quick-category", Input)
             await wait_until(pilot, lambda: category.display and category.has_focus)

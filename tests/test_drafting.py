@@ -203,3 +203,11 @@ def test_bundled_families_keep_their_content_hash():
         fam = fam_mod.load(path)
         assert fam.drafted is None
         assert "drafted" not in fam.to_dict()
+
+
+def test_inflect_loads_without_leaving_typeguard_changed():
+    import typeguard
+
+    before = typeguard.typechecked
+    assert find_category("Name an Olympic sport.").plural == "Olympic sports"
+    assert typeguard.typechecked is before

@@ -148,6 +148,17 @@ def draft_family(direct: str, n: int = DEFAULT_FRAMINGS, seed: int | None = None
     return Draft(cat, family)
 
 
+def draft_more(direct: str, have: list[str], category: str | None = None,
+               total: int = DEFAULT_FRAMINGS, at_least: int = 10) -> Draft:
+    """More framings for a family that has ``have`` already: up to ``total`` in all (at
+    least ``at_least`` more while templates last), none it has. A fresh seed each time."""
+    pool = usable_templates(category_for(direct, category), direct, have)
+    if not pool:
+        raise BadInput("every template that fits this question is in the family already.")
+    wanted = min(max(total - len(have), at_least), len(pool))
+    return draft_family(direct, wanted, category=category, name="draft", avoid=have)
+
+
 def default_name(cat: Category) -> str:
     """A family name from the category ("popular butterfly"), as the file name allows."""
     name = re.sub(r"[^\w .\-]+", "", cat.phrase).strip(" .-_")

@@ -33,7 +33,7 @@ _PRONOUNS = {"you", "i", "we", "they", "he", "she", "people", "someone", "everyo
 _POSTMODIFIERS = {"between", "from", "in", "on", "at", "by", "for", "with", "without", "that",
                   "which", "who", "whose", "where", "to", "under", "below", "over", "above",
                   "less", "more", "fewer", "near", "except", "starting", "beginning",
-                  "ending", "containing", "whose", "within", "outside", "inside", "among",
+                  "ending", "containing", "within", "outside", "inside", "among",
                   "than", "like", "about"}
 _PREPOSITIONS = _POSTMODIFIERS | {"of", "and", "or", "yourself", "myself", "it", "this",
                                   "that", "these", "those", "there", "here"}
@@ -41,14 +41,14 @@ _PREPOSITIONS = _POSTMODIFIERS | {"of", "and", "or", "yourself", "myself", "it",
 _QUANTIFIERS = {"a", "an", "the", "one", "any", "some", "several", "few", "many", "couple",
                 "single", "each", "every", "another", "other", "your", "my", "our", "their",
                 "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                "dozen", "handful", "all", "these", "those", "both", "more", "other"}
+                "dozen", "handful", "all", "these", "those", "both", "more"}
 _PLURAL_QUANTIFIERS = {"some", "several", "few", "many", "couple", "two", "three", "four",
                        "five", "six", "seven", "eight", "nine", "ten", "dozen", "handful",
                        "all", "these", "those", "both"}
 _CHOOSING_WORDS = {"random", "randomly", "arbitrary", "chosen", "selected", "favourite",
-                   "favorite", "good", "great", "nice", "best", "cool", "top", "perfect",
-                   "ideal", "decent", "better", "suitable", "most", "absolute", "personal", "all-time",
-                   "possible", "particular", "specific", "new", "different", "own", "of"}
+                   "favorite", "good", "great", "nice", "best", "better", "cool", "top",
+                   "perfect", "ideal", "decent", "suitable", "most", "absolute", "personal",
+                   "all-time", "possible", "particular", "specific", "new", "different", "own"}
 _EXAMPLE_HEADS = ("example of", "examples of", "name of", "names of", "instance of")
 
 
@@ -84,9 +84,28 @@ class Category:
 
 @lru_cache(maxsize=1)
 def _inflect():
-    import inflect      # ~60 ms: only when a family is drafted
+    """inflect's engine. inflect wraps its methods in typeguard's ``@typechecked``, which
+    re-reads and recompiles their source at import: seconds on a busy 2-core machine (10 s
+    measured), more than drafting and running a family. Its checks only guard argument
+    types probe always passes right, so inflect is imported with the decorator as a no-op,
+    restored straight after (modules imported before or after keep their checks)."""
+    import sys
 
-    return inflect.engine()
+    if "inflect" not in sys.modules:
+        import typeguard
+
+        real = typeguard.typechecked
+        typeguard.typechecked = _unchecked
+        try:
+            import inflect  # noqa: F401
+        finally:
+            typeguard.typechecked = real
+    return sys.modules["inflect"].engine()
+
+
+def _unchecked(target=None, **_options):
+    """``@typechecked`` and ``@typechecked(...)`` that change nothing."""
+    return target if target is not None else (lambda function: function)
 
 
 def _lemmas(word: str) -> dict:
@@ -143,7 +162,7 @@ def _noun_phrase(text: str) -> str | None:
         return m.group(1)
     words = text.split()
     # A fragment: "Random butterfly?", "Your favourite season?", "A random animal".
-    if len(words) <= 10 and words[0].lower() in (_QUANTIFIERS | _CHOOSING_WORDS) - {"of"}:
+    if len(words) <= 10 and words[0].lower() in _QUANTIFIERS | _CHOOSING_WORDS:
         return text
     return None
 
