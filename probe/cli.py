@@ -234,6 +234,33 @@ def run(**params) -> None:
 
 
 @cli.command()
+@click.argument("question")
+@click.option("--framings", default=30, show_default=True,
+              help="How many reframings to draft.")
+@click.option("--name", default=None,
+              help="Family name (default: the category; a taken one gets a number).")
+@click.option("--category", default=None, metavar="PHRASE",
+              help="The kind of answer asked for, when probe cannot read it from QUESTION "
+                   "(e.g. \"popular butterfly\").")
+@click.option("--run", "run_it", is_flag=True,
+              help="Also sample the family and print the verdict.")
+@_model_and_sampling_options
+@click.option("--quick", is_flag=True, help="With --run: stop once the label is settled.")
+@click.option("--json", "as_json", is_flag=True,
+              help="With --run: print only the JSON record on stdout.")
+@_reference_option
+@_db_option
+@click.pass_context
+def new(ctx, question, framings, name, category, run_it, seed, db_path, **options) -> None:
+    """Draft a family for QUESTION from everyday-scenario templates (offline, no chat
+    model) and print its path; --seed drafts the same family again (and fixes the run's
+    seed with --run)."""
+    from probe.cli_new import new_command
+
+    new_command(ctx, question, framings, name, category, seed, run_it, db_path, options)
+
+
+@cli.command()
 @click.option("--json", "as_json", is_flag=True)
 def models(as_json: bool) -> None:
     """Models usable here, offline: the default, ./models, PROBE_MODEL_DIRS, the HF cache."""

@@ -123,7 +123,8 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
         "bias_type": s.label,
         "probe": {"rule": s.rule, "run_id": run_id, "family": fam.name, "status": run.status,
                   "non_picks": {"direct": s.direct_nonpicks, "framed": s.framed_nonpicks},
-                  "warning": s.warning, "result": version, "rescored": rescores},
+                  "warning": s.warning, "result": version, "rescored": rescores,
+                  **({"drafted": fam.drafted.to_dict()} if fam.drafted is not None else {})},
     }
 
 

@@ -14,8 +14,9 @@ from probe.atomic import write_atomic
 from probe.errors import BadInput
 from probe.reading import read_text, shown
 from probe.limits import MAX_FAMILY_BYTES, MAX_INT_DIGITS, MAX_TOML_DEPTH
+from probe.provenance import Drafted, read_drafted
 
-ALLOWED_KEYS = ("name", "direct", "framings", "answers", "id", "framing_idx")
+ALLOWED_KEYS = ("name", "direct", "framings", "answers", "id", "framing_idx", "drafted")
 # A family is a survey of one question in ~30 scenarios; thousands of framings is a
 # pasted mistake, and every framing costs a model call.
 MAX_FRAMINGS = 1000
@@ -39,6 +40,8 @@ class Family:
     # exports refer to framings exactly as the dataset does.
     dataset_id: str | None = None
     framing_ids: list[int] | None = None
+    # Set when the framings were drafted from scenario templates (probe/provenance.py).
+    drafted: Drafted | None = None
 
     def content_hash(self) -> str:
         """A short hash of the family as a run keeps it: its name, what is measured and its
@@ -50,6 +53,8 @@ class Family:
             content["id"] = self.dataset_id
         if self.framing_ids is not None:
             content["framing_idx"] = self.framing_ids
+        if self.drafted is not None:
+            content["drafted"] = self.drafted.to_dict()
         body = json.dumps(content, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
 
@@ -64,6 +69,8 @@ class Family:
             out["id"] = self.dataset_id
         if self.framing_ids is not None:
             out["framing_idx"] = list(self.framing_ids)
+        if self.drafted is not None:
+            out["drafted"] = self.drafted.to_dict()
         return out
 
     def framing_index(self, framing_idx: int) -> int | None:
@@ -211,8 +218,11 @@ def validate(data: dict, source: str = "family", text: str | None = None,
                 or len(set(framing_ids)) != len(framing_ids)):
             raise BadInput(f"{_where(source, text, 'framing_idx')}: 'framing_idx' must list "
                            f"one distinct non-negative integer per framing ({len(clean)}).")
+    drafted = data.get("drafted")
+    if drafted is not None:
+        drafted = read_drafted(drafted, len(clean), lambda key: _where(source, text, key))
     return Family(name=name, direct=direct.strip(), framings=clean, answers=clean_answers,
-                  dataset_id=dataset_id, framing_ids=framing_ids)
+                  dataset_id=dataset_id, framing_ids=framing_ids, drafted=drafted)
 
 
 def check_name(name: str, source: str = "family") -> None:
@@ -278,6 +288,8 @@ def dumps(family: Family) -> str:
     lines.append("]")
     if family.framing_ids is not None:
         lines.append(f"framing_idx = [{', '.join(str(i) for i in family.framing_ids)}]")
+    if family.drafted is not None:
+        lines += family.drafted.toml_lines()
     if family.answers:
         lines += ["", "[answers]"]
         for canonical, aliases in family.answers.items():

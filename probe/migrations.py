@@ -167,6 +167,13 @@ def _m005_run_leases(db: Database) -> None:
     """)
 
 
+def _m019_family_drafted(db: Database) -> None:
+    # Where a snapshot's framings came from (probe/provenance.py), as JSON; NULL for
+    # framings written by hand. Numbered after its issue (19), so branches adding 006…
+    # at the same time do not collide.
+    _script(db, "ALTER TABLE families ADD COLUMN drafted TEXT")
+
+
 # The number in each name is its id, so branches that add 003, 004 and 005 merge cleanly.
 MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("001_initial", _m001_initial),
@@ -174,6 +181,7 @@ MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("003_nonpicks", _m003_nonpicks),
     ("004_result_versions", _m004_result_versions),
     ("005_run_leases", _m005_run_leases),
+    ("019_family_drafted", _m019_family_drafted),
 ]
 
 

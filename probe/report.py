@@ -59,6 +59,11 @@ def render_scores(record: dict, s: Scores) -> str:
     ]
     if s.warning:
         lines.append(f"warning  {s.warning}")
+    drafted = (record.get("probe") or {}).get("drafted")
+    if drafted:
+        from probe.provenance import Drafted
+
+        lines.append(f"framings {Drafted(**drafted).summary()}")
     lines.append("")
     lines += _dist_lines("direct answers", s.direct_distribution, s.top_answer)
     lines.append("")

@@ -109,7 +109,7 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
     A family from a dataset carries its dataset ``id`` first.
     """
     record = {"id": family.dataset_id} if family.dataset_id is not None else {}
-    return record | {
+    record |= {
         "family": family.name,
         "model": model,
         "run_id": run_id,
@@ -126,6 +126,9 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
         "reason": s.reason,
         "probe": {"rule": s.rule},
     }
+    if family.drafted is not None:       # the framings came from templates: say so
+        record["probe"]["drafted"] = family.drafted.to_dict()
+    return record
 
 
 # ----------------------------------------------------------- responses files

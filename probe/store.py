@@ -23,6 +23,7 @@ from probe.dbhealth import (SQLITE_MAGIC, check_file, check_result, check_schema
                             db_error, is_row_id, stored_json, writable)
 from probe.errors import BadInput
 from probe.family import Family
+from probe.provenance import from_stored
 from probe.reading import clean_text
 from probe import migrations as _migrations
 # Re-exported: callers and tests read these from the store.
@@ -192,12 +193,15 @@ class Store:
                 return row[0]
             cur = db.execute(
                 "INSERT INTO families (name, hash, direct, framings, answers, source_path, "
-                "created_at, dataset_id, framing_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at, dataset_id, framing_ids, drafted) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [family.name, digest, family.direct,
                  json.dumps(family.framings, ensure_ascii=False),
                  json.dumps(family.answers, ensure_ascii=False),
                  str(family.path) if family.path else None, time.time(), family.dataset_id,
-                 json.dumps(family.framing_ids) if family.framing_ids is not None else None])
+                 json.dumps(family.framing_ids) if family.framing_ids is not None else None,
+                 json.dumps(family.drafted.to_dict(), ensure_ascii=False)
+                 if family.drafted is not None else None])
             return cur.lastrowid
 
     def family(self, family_id: int) -> Family:
@@ -210,7 +214,8 @@ class Store:
         framing_ids = stored_json(r["framing_ids"], list, f"family {family_id}", self.path) \
             if r.get("framing_ids") else None
         fam = Family(name=r["name"], direct=r["direct"], framings=framings, answers=answers,
-                     dataset_id=r.get("dataset_id"), framing_ids=framing_ids)
+                     dataset_id=r.get("dataset_id"), framing_ids=framing_ids,
+                     drafted=from_stored(r.get("drafted")))
         if r["source_path"]:
             fam.path = Path(r["source_path"])
         return fam

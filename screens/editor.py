@@ -12,9 +12,12 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Static, TextArea
 
 from probe import family as fam_mod
-from probe.errors import BadInput
+from probe.drafting import CategoryNotFound, contains_direct
+from probe.errors import BadInput, ProbeError
 from probe.family import Family
 from probe.paths import families_dir
+from probe.provenance import join_drafts
+from screens.dialogs import Choice
 from screens.messages import DraftsReady
 
 def parse_answers(text: str) -> dict[str, list[str]]:
@@ -67,6 +70,10 @@ class EditorScreen(Screen):
         super().__init__()
         self.original = family
         self.saved_text = None
+        # Which framings templates drafted: a record and the texts it was made for; a
+        # framing keeps its template while its text is unchanged (Drafted.realigned).
+        self.provenance = (family.drafted, list(family.framings)) \
+            if family is not None and family.drafted is not None else None
 
     def compose(self) -> ComposeResult:
         f = self.original
@@ -116,6 +123,11 @@ class EditorScreen(Screen):
         lines = self.framing_lines()
         data = {"name": name, "direct": direct, "framings": [ln for _, ln in lines],
                 "answers": parse_answers(answers)}
+        if self.provenance is not None:
+            drafted = self.provenance[0].realigned(self.provenance[1],
+                                                   [ln.strip() for _, ln in lines])
+            if drafted is not None:
+                data["drafted"] = drafted.to_dict()
         if not name.strip():
             raise BadInput("give the family a name.")
         return fam_mod.validate(data, "family", framing_names=[f"line {n}" for n, _ in lines])
@@ -137,6 +149,12 @@ class EditorScreen(Screen):
         if dups:
             count += f"  [yellow]duplicates: {', '.join(dups[:3])}" + \
                 (f" and {len(dups) - 3} more" if len(dups) > 3 else "") + "[/yellow]"
+        direct = self.query_one("#direct", Input).value
+        echoes = [f"line {n}" for n, ln in lines if contains_direct(direct, ln)]
+        if echoes:
+            verb = "contains" if len(echoes) == 1 else "contain"
+            count += (f"  [yellow]{', '.join(echoes[:3])} {verb} the direct question word "
+                      "for word[/yellow]")
         self.query_one("#framing-count", Static).update(count)
         status = self.query_one("#validation", Static)
         try:
@@ -195,21 +213,47 @@ class EditorScreen(Screen):
     # ------------------------------------------------------------ drafting
 
     def action_draft(self) -> None:
+        """Templates (offline) always; the model too when a chat model is loaded — then
+        the user picks."""
         backend = self.app.backend  # type: ignore[attr-defined]
         direct = self.query_one("#direct", Input).value.strip()
-        if backend is None:
-            self.notify("Load a model first (m on the home screen).", severity="warning")
-            return
-        if not backend.has_chat_template:
-            self.notify("Drafting needs a chat model: this model has no chat template, and a "
-                        "base model continues text rather than following a request.",
-                        severity="warning", timeout=8)
-            return
         if not direct:
             self.notify("Write the direct question first.", severity="warning")
             return
-        self.notify("Asking the model for reframings…")
-        self.draft(direct)
+        if backend is None or not backend.has_chat_template:
+            self.draft_templates(direct, None, self._have())
+            return
+
+        def chosen(choice: str | None) -> None:
+            if choice == "t":
+                self.draft_templates(direct, None, self._have())
+            elif choice == "m":
+                self.notify("Asking the model for reframings…")
+                self.draft(direct)
+
+        self.app.push_screen(Choice("[b]Draft reframings[/b] from everyday-scenario "
+                                    "templates (offline, instant) or by asking the chat "
+                                    "model?", [("t", "templates"), ("m", "the model")]),
+                             chosen)
+
+    def _have(self) -> list[str]:
+        return [ln.strip() for ln in self.query_one("#framings", TextArea).text.splitlines()
+                if ln.strip()]
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="draft")
+    def draft_templates(self, direct: str, category: str | None, have: list[str]) -> None:
+        """Up to about 30 reframings in all (at least 10 more), none already there."""
+        from probe.drafting import draft_more
+
+        try:
+            fam = draft_more(direct, have, category).family
+        except CategoryNotFound as exc:
+            self.post_message(DraftsReady([], str(exc), needs_category=True))
+            return
+        except ProbeError as exc:
+            self.post_message(DraftsReady([], str(exc)))
+            return
+        self.post_message(DraftsReady(fam.framings, drafted=fam.drafted))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="draft")
     def draft(self, direct: str) -> None:
@@ -221,6 +265,17 @@ class EditorScreen(Screen):
             self.post_message(DraftsReady([], f"{type(exc).__name__}: {exc}"))
 
     def on_drafts_ready(self, msg: DraftsReady) -> None:
+        if msg.needs_category:
+            from screens.quick import AskCategory
+
+            direct = self.query_one("#direct", Input).value.strip()
+
+            def named(category: str | None) -> None:
+                if category:
+                    self.draft_templates(direct, category, self._have())
+
+            self.app.push_screen(AskCategory(), named)
+            return
         if msg.error or not msg.drafts:
             self.notify(msg.error or "The model gave no usable reframings.", severity="error")
             return
@@ -228,9 +283,13 @@ class EditorScreen(Screen):
         def keep(text: str | None) -> None:
             if text:
                 area = self.query_one("#framings", TextArea)
+                if msg.drafted is not None:
+                    self.provenance = join_drafts(self.provenance, msg.drafted, msg.drafts)
                 area.text = (area.text.rstrip("\n") + "\n" + text).lstrip("\n")
 
-        self.app.push_screen(DraftReview(msg.drafts), keep)
+        title = ("Drafted from templates" if msg.drafted is not None
+                 else "Drafted by the model")
+        self.app.push_screen(DraftReview(msg.drafts, title), keep)
 
 
 class DraftReview(ModalScreen[str | None]):
@@ -239,13 +298,14 @@ class DraftReview(ModalScreen[str | None]):
     BINDINGS = [Binding("ctrl+s", "keep", "Keep these"), Binding("escape", "dismiss(None)",
                                                                  "Discard")]
 
-    def __init__(self, drafts: list[str]):
+    def __init__(self, drafts: list[str], title: str = "Drafted reframings"):
         super().__init__()
         self.drafts = drafts
+        self.title_text = title
 
     def compose(self) -> ComposeResult:
         with Vertical(id="answers-box"):
-            yield Static("[b]Drafted reframings[/b] — edit freely; ctrl+s adds them to the "
+            yield Static(f"[b]{self.title_text}[/b] — edit freely; ctrl+s adds them to the "
                          "family, escape discards")
             yield TextArea("\n".join(self.drafts), id="drafts")
 

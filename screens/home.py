@@ -51,6 +51,7 @@ class HomeScreen(PooledColumn, Screen):
         Binding("question_mark", "app.help", "Help"),
         Binding("r", "run", "Run", key_display="r/⏎"),
         Binding("n", "new", "New"),
+        Binding("f", "quick_family", "Quick family"),
         Binding("e", "edit", "Edit"),
         Binding("h", "history", "History"),
         Binding("m", "model", "Model", show=False),
@@ -189,7 +190,8 @@ class HomeScreen(PooledColumn, Screen):
         hint = self.query_one("#home-hint", Static)
         error = getattr(self, "errors", {}).get(cursor_key(table) or "")
         text = (f"[red]{escape(error)}[/red]" if error else "" if table.row_count else
-                f"No families in {escape(str(families_dir()))}/ yet: press n to write one.")
+                f"No families in {escape(str(families_dir()))}/ yet: press n to write one, "
+                "or f to draft one from a question.")
         hint.update(text)
         hint.display = bool(text)
 
@@ -268,6 +270,20 @@ class HomeScreen(PooledColumn, Screen):
         from screens.editor import EditorScreen
 
         self.app.push_screen(EditorScreen(None))
+
+    def action_quick_family(self) -> None:
+        """A direct question → a family drafted from templates → its run, in one step."""
+        from screens.quick import QuickFamily
+
+        def drafted(family) -> None:
+            if family is None:
+                return
+            self.refresh_families()
+            self.notify(f"Drafted {len(family.framings)} reframings from templates into "
+                        f"{family.path}; e edits them.")
+            self.app.open_run(family)  # type: ignore[attr-defined]
+
+        self.app.push_screen(QuickFamily(), drafted)
 
     def action_edit(self) -> None:
         from screens.editor import EditorScreen

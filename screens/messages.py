@@ -33,7 +33,35 @@ class RunEvent(Message):
 
 
 class DraftsReady(Message):
-    def __init__(self, drafts: list[str], error: str | None = None) -> None:
+    """Drafted reframings for the editor; ``drafted`` says which templates wrote them (None
+    for a model's drafts); ``needs_category``: the question could not be read."""
+
+    def __init__(self, drafts: list[str], error: str | None = None, drafted=None,
+                 needs_category: bool = False) -> None:
         super().__init__()
         self.drafts = drafts
         self.error = error
+        self.drafted = drafted
+        self.needs_category = needs_category
+
+
+class CategoryRead(Message):
+    """What the finder read from a question typed so far (``phrase`` None: it could not)."""
+
+    def __init__(self, question: str, phrase: str | None, error: str | None = None) -> None:
+        super().__init__()
+        self.question = question
+        self.phrase = phrase
+        self.error = error
+
+
+class FamilyDrafted(Message):
+    """A family drafted from templates and saved, or why not (``needs_category``: the
+    question could not be read)."""
+
+    def __init__(self, family=None, error: str | None = None,
+                 needs_category: bool = False) -> None:
+        super().__init__()
+        self.family = family
+        self.error = error
+        self.needs_category = needs_category

@@ -379,31 +379,126 @@ def test_split_an_answer_back_out(isolated):
     run(go())
 
 
-def test_drafting_needs_a_chat_model_and_never_saves_by_itself(isolated):
+def test_drafting_offers_templates_without_a_chat_model_and_never_saves_by_itself(isolated):
+    """Base model: ctrl+g drafts from templates at once. Chat model: the user picks
+    templates or the model. Either way the drafts wait in a review box, unsaved."""
     drafts = "\n".join(f"{i}. I'm planning a picnic; which butterfly should I look for #{i}?"
                        for i in range(1, 4))
 
-    async def go(chat: bool):
+    async def go(chat: bool, pick: str | None):
         backend = FakeBackend(drafts, chat=chat)
         app = make(isolated, backend=backend)
         async with app.run_test(size=(110, 36)) as pilot:
             await wait_until(pilot, lambda: app.model_state == "ready")
             await pilot.press("n")
             ed = app.screen
+            ed.query_one("#name", Input).value = "quick"
             ed.query_one("#direct", Input).value = "Choose a random popular butterfly."
             await pilot.press("ctrl+g")
-            if not chat:
-                assert any("needs a chat model" in str(n.message) for n in app._notifications)
-                return
-            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "DraftReview")
-            area = app.screen.query_one("#drafts", TextArea)
-            assert area.text.splitlines()[0].startswith("I'm planning a picnic")
+            if chat:
+                await wait_until(pilot, lambda: app.screen.__class__.__name__ == "Choice")
+                await pilot.press(pick)
+            # The first draft loads the word lists in a worker: seconds on a busy CPU.
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "DraftReview",
+                             timeout=60)
+            lines = app.screen.query_one("#drafts", TextArea).text.splitlines()
+            if pick == "m":
+                assert lines[0].startswith("I'm planning a picnic")
+            else:
+                assert len(lines) == 30
+                assert all(("popular butterfly" in ln or "popular butterflies" in ln)
+                           and ln.endswith("?") for ln in lines)
             await pilot.press("ctrl+s")
-            assert len(ed.query_one("#framings", TextArea).text.splitlines()) == 3
+            assert ed.query_one("#framings", TextArea).text.splitlines() == lines
             assert not list((isolated / "families").glob("*.toml"))   # not saved yet
+            built = ed.build()
+            if pick == "m":
+                assert built.drafted is None
+            else:
+                assert built.drafted.templates and all(built.drafted.templates)
+                assert built.drafted.category == "popular butterfly"
+            await pilot.press("ctrl+s")
+            saved = fam_mod.load(isolated / "families" / "quick.toml")
+            assert (saved.drafted is None) == (pick == "m")
 
-    run(go(chat=False))
-    run(go(chat=True))
+    run(go(chat=False, pick=None))
+    (isolated / "families" / "quick.toml").unlink()
+    run(go(chat=True, pick="t"))
+    (isolated / "families" / "quick.toml").unlink()
+    run(go(chat=True, pick="m"))
+
+
+def test_editor_drafting_asks_for_the_category_it_cannot_read(isolated):
+    async def go():
+        app = make(isolated, backend=FakeBackend("x"))
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("n")
+            ed = app.screen
+            ed.query_one("#direct", Input).value = "Why do people like this?"
+            await pilot.press("ctrl+g")
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "AskCategory",
+                             timeout=60)
+            assert "what kind of answer" in str(
+                app.screen.query_one("#question", Static).render())
+            await pilot.press(*"board game", "enter")
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "DraftReview",
+                             timeout=60)
+            lines = app.screen.query_one("#drafts", TextArea).text.splitlines()
+            assert len(lines) == 30 and all("board game" in ln for ln in lines)
+            assert app.screen.query_one("#drafts", TextArea).text.count("Why do people") == 0
+
+    run(go())
+
+
+def test_editor_warns_of_a_framing_that_repeats_the_direct_question(isolated):
+    async def go():
+        app = make(isolated, backend=FakeBackend("x"))
+        async with app.run_test(size=(110, 36)) as pilot:
+            await pilot.press("n")
+            ed = app.screen
+            ed.query_one("#direct", Input).value = "Pick a number between 1 and 100."
+            ed.query_one("#framings", TextArea).text = (
+                "For a raffle: pick a number between 1 and 100! Which?\n"
+                "My locker code needs a number from 1 to 100. Which number?")
+            await pilot.pause()
+            count = str(ed.query_one("#framing-count", Static).render())
+            assert "1 contains the direct question word for word" in count
+
+    run(go())
+
+
+def test_quick_family_goes_from_a_question_to_a_run(isolated):
+    """Home's f: type the question, see the category it found, enter → the family is drafted,
+    saved beside the others and run."""
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch"))
+        async with app.run_test(size=(110, 36)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("f")
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "QuickFamily")
+            await pilot.press(*"Why is it so?")
+            found = app.screen.query_one("#quick-found", Static)
+            await wait_until(pilot, lambda: "What kind of answer" in str(found.render()),
+                             timeout=60)
+            await pilot.press("enter")
+            category = app.screen.query_one("#quick-category", Input)
+            await wait_until(pilot, lambda: category.display and category.has_focus)
+            question = app.screen.query_one("#quick-question", Input)
+            question.value = ""
+            question.focus()
+            await pilot.press(*"Choose a random popular butterfly.")
+            await wait_until(pilot, lambda: "popular butterfly" in str(found.render()))
+            category.value = ""
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), timeout=20)
+            await wait_until(pilot, lambda: app.screen.state.startswith("finished"),
+                             timeout=30)
+            saved = fam_mod.load(isolated / "families" / "popular-butterfly.toml")
+            assert len(saved.framings) == 30 and saved.drafted is not None
+            assert app.screen.family.framings == saved.framings
+
+    run(go())
 
 
 def test_charts_and_palette(isolated):
