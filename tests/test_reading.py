@@ -125,7 +125,7 @@ def test_titles_that_read_like_hedges_stay_picks(title):
 
 
 @pytest.mark.parametrize("prompt, echo", [
-    ("Name a random bird.", "a mountain bird"),
+    ("Name a random bird.", "a tropical bird"),
     ("Name a river.", "Some river"),
     ("Which holiday do you like most?", "A winter holiday!"),
     ("Pick a random number between 1 and 10.", "Pick a random number between 1 and 10?"),

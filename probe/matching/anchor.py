@@ -120,13 +120,30 @@ def first_reading(response: str | None, generic: frozenset[str],
     if kind == "" and key and is_echo(normalise(seg.answer), generic) \
             and _folded_option(seg.answer, options) is None:
         kind = ECHO                   # "movies" for a movie question, whatever the key keeps
-    if kind == "" and key and seg.indefinite and _head(normalise(seg.answer)) in generic \
+    if kind == "" and key and seg.indefinite and _vague(normalise(seg.answer), generic) \
             and _folded_option(seg.answer, options) is None:
         kind = ECHO                   # "a German brand", "some winter holiday": the category
     if not key and answer and (kind or _folded_option(answer, options) is not None):
         key = norm(answer)        # a non-pick as written, or an option the prompt offers
     sure = bool(seg.answer) and (seg.whole or seg.cue) and not seg.listed
     return Decision(answer if (seg.answer or kind or key) else "", key, kind, sure, reading, seg)
+
+
+_SEASONS = frozenset("spring summer autumn fall winter".split())
+
+
+def _vague(key: Key, generic: frozenset[str]) -> bool:
+    """A description of the category rather than a member of it: its head is the category
+    and every other word only describes ("a German brand", "a winter holiday", "a big
+    club"), where "a monarch butterfly" names one."""
+    from probe.matching import lexicon
+
+    head = _head(key)
+    if head not in generic:
+        return False
+    others = [w for w in key[:key.index(head)] if w not in generic and w not in W.FUNCTION]
+    return all("ADJ" in lexicon.parts_of_speech(w) or w in _SEASONS or w in W.PRAISE
+               for w in others)
 
 
 def _head(key: Key) -> str:
