@@ -167,6 +167,6 @@ class Batch:
             used = len(samples)
             scores = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
                                   settings.rule, settings.dr_threshold,
-                                  settings.pi_threshold).scores
+                                  settings.pi_threshold, settings.answer_format).scores
         return Outcome(run_id, "finished", scores, fam, used,
                        settings.samples + len(fam.framings), settings=settings)

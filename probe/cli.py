@@ -281,14 +281,14 @@ def models(as_json: bool) -> None:
 @_reference_option
 @_db_option
 def batch(families, model, backend, base_url, api_key_env, timeout, concurrency, samples,
-          temperature, max_tokens, seed, base, shots, resume, as_json, trust_remote_code,
-          allow_pickle, reference, db_path) -> None:
+          temperature, max_tokens, seed, base, shots, answer_format, resume, as_json,
+          trust_remote_code, allow_pickle, reference, db_path) -> None:
     """Run many FAMILIES (files, folders or names) on one model; print the breakdown."""
     from probe.cli_batch import batch_command
 
     batch_command(families, model, backend, samples, temperature, max_tokens, seed, base,
                   shots, resume, as_json, trust_remote_code, allow_pickle, db_path, base_url,
-                  api_key_env, reference, timeout, concurrency)
+                  api_key_env, reference, timeout, concurrency, answer_format)
 
 
 @cli.command()

@@ -53,7 +53,8 @@ class BatchProgress:
 
 def batch_command(families, model, backend, samples, temperature, max_tokens, seed, base, shots,
                   resume, as_json, trust_remote_code, allow_pickle, db_path, base_url=None,
-                  api_key_env=None, reference=False, timeout=None, concurrency=None) -> None:
+                  api_key_env=None, reference=False, timeout=None, concurrency=None,
+                  answer_format="words") -> None:
     from probe import family as fam_mod
     from probe.batch import Batch, breakdown, expand_families
     from probe.cli_run import graceful_interrupt, load_backend, reload_backend, rule_check
@@ -106,7 +107,8 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         settings = RunSettings(samples=samples, temperature=temperature, max_tokens=max_tokens,
                                seed=seed, base=base, shots=shots,
                                rule="reference" if reference else "probe",
-                               concurrency=concurrency or DEFAULT_CONCURRENCY).validate()
+                               concurrency=concurrency or DEFAULT_CONCURRENCY,
+                               answer_format=answer_format).validate()
         rule_check(reference, settings.__dict__, "this batch")
         spec, engine = load_backend(model, backend, trust_remote_code, allow_pickle, seed,
                                     as_json, base_url, api_key_env, chat=not base,

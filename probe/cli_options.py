@@ -70,6 +70,11 @@ class SamplingOptions:
                         help="Base-model prompting even if a chat template exists.")
     shots: int = option("--shots", default=3, show_default=True,
                         help="Solved examples in base mode.")
+    answer_format: str = option(
+        "--answer-format", type=click.Choice(["words", "braces"]), default="words",
+        show_default=True,
+        help="words: the paper's 1-3 words; braces: the answer asked for inside {braces}, "
+        "read exactly, and forced by guided decoding on servers that offer it (vLLM).")
     trust_remote_code: bool = option("--trust-remote-code", is_flag=True,
                                      help="Let a model run its own code.")
     allow_pickle: bool = option("--allow-pickle", is_flag=True,

@@ -185,6 +185,7 @@ def run_command(opts) -> None:
                                system=_read_system(opts.system),
                                dr_threshold=opts.dr_threshold, pi_threshold=opts.pi_threshold,
                                rule="reference" if opts.reference else "probe",
+                               answer_format=opts.answer_format,
                                concurrency=opts.concurrency or DEFAULT_CONCURRENCY).validate()
         rule_check(opts.reference, settings.__dict__, "this run")
         spec, engine = load_backend(opts.model, opts.backend, opts.trust_remote_code,

@@ -111,7 +111,8 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
     # A run is exported under the rule it was scored with (probe's, or --reference).
     scored = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
                           settings.get("rule", "probe"), settings.get("dr_threshold", 0.65),
-                          settings.get("pi_threshold", 0.40))
+                          settings.get("pi_threshold", 0.40),
+                          settings.get("answer_format", "words"))
     s = scored.scores
     return {
         "id": dataset_id(fam),

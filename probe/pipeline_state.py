@@ -34,7 +34,7 @@ class RunState:
     def reload(self, stored: list) -> None:
         """Start from the samples the store holds (matched again as one live set)."""
         self.live = live_scorer(self.family, self.settings.rule, self.settings.dr_threshold,
-                                self.settings.pi_threshold)
+                                self.settings.pi_threshold, self.settings.answer_format)
         self.have: set[tuple[str, int]] = set()
         for s in stored:
             if (s.kind, s.idx) not in self.have:

@@ -146,7 +146,7 @@ def pooled(store: Store, pool: Pool) -> Pooled:
             else:
                 responses.append(Response("framed", s.idx, s.response))
     scored = rescore_with(family, responses, settings.rule, settings.dr_threshold,
-                          settings.pi_threshold)
+                          settings.pi_threshold, settings.answer_format)
     rows = [ReframingRow(i, text) for i, text in enumerate(family.framings)]
     for line in sample_lines(scored):
         if line.kind != "framed" or not 0 <= line.idx < len(rows):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from probe.errors import BadInput
 from probe.limits import MAX_CONCURRENCY
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD
+from probe.prompting import ANSWER_FORMATS
 from probe.reading import shown
 
 RULES = ("probe", "reference")
@@ -44,6 +45,9 @@ class RunSettings:
     # Requests in flight at once on a server (--backend openai); engines that sample one
     # sequence at a time ignore it. Changes no sample: each one has its own seed.
     concurrency: int = DEFAULT_CONCURRENCY
+    # "words" (the paper's 1-3 words) or "braces": the answer asked for inside {braces},
+    # read exactly, and forced by guided decoding on servers that offer it.
+    answer_format: str = "words"
 
     def validate(self) -> "RunSettings":
         if self.samples < 1:
@@ -65,6 +69,9 @@ class RunSettings:
         if self.rule not in RULES:
             raise BadInput(f"the scoring rule must be one of {', '.join(RULES)} "
                            f"(got {self.rule!r}).")
+        if self.answer_format not in ANSWER_FORMATS:
+            raise BadInput(f"--answer-format must be one of {', '.join(ANSWER_FORMATS)} "
+                           f"(got {shown(str(self.answer_format))}).")
         if not 1 <= self.concurrency <= MAX_CONCURRENCY:
             raise BadInput(f"--concurrency must be between 1 and {MAX_CONCURRENCY} "
                            f"(got {self.concurrency}).")

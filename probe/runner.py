@@ -57,7 +57,7 @@ class Runner:
         With no seed set, the run draws a fresh one; either way it is stored."""
         settings = settings.with_seed().validate()
         style = style_for(family.direct, self.backend.has_chat_template, settings.base,
-                          settings.shots, settings.system)
+                          settings.shots, settings.system, settings.answer_format)
         # ``extra`` holds engine details such as a server URL; API keys never come here,
         # only the name of the variable that holds one.
         stored = {**asdict(settings), "style": style.to_dict(), "model_spec": model_spec,

@@ -40,11 +40,12 @@ class LiveScorer:
     """
 
     def __init__(self, family: Family, dr_threshold: float = DR_THRESHOLD,
-                 pi_threshold: float = PI_THRESHOLD):
+                 pi_threshold: float = PI_THRESHOLD, answer_format: str = "words"):
         self.family = family
         self.dr_threshold = dr_threshold
         self.pi_threshold = pi_threshold
-        self.canon = Canonicalizer(family.direct, family.answers)
+        self.answer_format = answer_format
+        self.canon = Canonicalizer(family.direct, family.answers, answer_format)
         self.items: list[tuple[Response, Match]] = []
 
     def add(self, response: Response) -> Match:
@@ -62,7 +63,7 @@ class LiveScorer:
     def final(self) -> Scored:
         """Every response matched again as one set: the same result in any arrival order."""
         return rescore(self.family, [r for r, _ in self.items], self.dr_threshold,
-                       self.pi_threshold)
+                       self.pi_threshold, answer_format=self.answer_format)
 
 
 def _score(matches: list[tuple[Response, Match]], dr_threshold: float,
@@ -78,9 +79,11 @@ def _score(matches: list[tuple[Response, Match]], dr_threshold: float,
 
 
 def rescore(family: Family, responses: Sequence[Response],
-            dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD) -> Scored:
+            dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD,
+            answer_format: str = "words") -> Scored:
     """Match every response as one set, then score the family: order-free."""
-    fresh = cluster_answers([r.text for r in responses], family.direct, family.answers)
+    fresh = cluster_answers([r.text for r in responses], family.direct, family.answers,
+                            answer_format)
     matches = list(zip(responses, fresh))
     # A tie for the top answer goes to the first seen: "first" means the lowest sample
     # index, then the name, never the order the samples arrived in.

@@ -58,7 +58,7 @@ def score_samples(store: Store, run_id: int, family: Family, settings) -> Scored
     responses = sorted((Response(s.kind, s.idx, s.response) for s in samples),
                        key=lambda r: (r.kind != "direct", r.idx))
     return rescore_with(family, responses, settings.rule, settings.dr_threshold,
-                        settings.pi_threshold)
+                        settings.pi_threshold, settings.answer_format)
 
 
 def run_result(store: Store, run_id: int, family_path: Path | None = None) -> RunResult:

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from probe.errors import BadInput
+from probe.prompting import ANSWER_FORMATS
 from probe.runner import RULES, RunSettings
 
 
@@ -140,6 +141,12 @@ class SettingsScreen(ModalScreen[RunSettings | None]):
                 yield Static("[dim]probe: the paper's text; reference: its code[/dim]",
                              classes="hint")
             yield Static(RULE_HELP[s.rule], id="rule-help")
+            with Horizontal(classes="setting rule"):
+                yield Label("Answer format")
+                yield Select([(f, f) for f in ANSWER_FORMATS], value=s.answer_format,
+                             allow_blank=False, id="set-answer-format")
+                yield Static("[dim]words: 1-3 words; braces: {answer}, read exactly[/dim]",
+                             classes="hint")
             yield Static("", id="settings-error")
             with Horizontal(classes="buttons"):
                 yield Button("Apply (ctrl+s)", id="apply", variant="primary")
@@ -168,6 +175,7 @@ class SettingsScreen(ModalScreen[RunSettings | None]):
         values["base"] = self.query_one("#set-base", Switch).value
         values["quick"] = self.query_one("#set-quick", Switch).value
         values["rule"] = self.query_one("#set-rule", Select).value
+        values["answer_format"] = self.query_one("#set-answer-format", Select).value
         try:
             return RunSettings(**{**self.settings.__dict__, **values}).validate()
         except BadInput as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import os
 import time
 from typing import Iterator, Sequence
@@ -22,7 +23,7 @@ from probe.backends.throttle import Throttle
 from probe.errors import BadInput, RunFailed
 from probe.limits import (MAX_CONCURRENCY, MAX_N_PER_REQUEST, MAX_RETRIES, MAX_RETRY_AFTER_S,
                           REQUEST_TIMEOUT_S, RETRY_BUDGET_S)
-from probe.prompting import PromptStyle
+from probe.prompting import BRACES_REGEX, PromptStyle
 from probe.run_settings import DEFAULT_CONCURRENCY
 
 BUSY_STATUS = {429, 503}                   # the server is saturated: the pool backs off
@@ -33,6 +34,7 @@ class OpenAIBackend(Backend):
     name = "openai"
     SUPPORTS_BATCH = False      # the server batches; probe keeps it fed
     SUPPORTS_N = True           # until the server shows it ignores ``n``
+    guided = True               # until the server refuses ``guided_regex``
     CONCURRENT = True
 
     def __init__(self, base_url: str, model: str, api_key_env: str | None = None,
@@ -213,6 +215,10 @@ class OpenAIBackend(Backend):
                 "max_tokens": sampling.max_tokens, "seed": seed, "top_p": 1.0}
         if n > 1:
             body["n"] = n
+        if style.answer_format == "braces" and self.guided:
+            # vLLM's guided decoding: the answer cannot leave its braces. A server that does
+            # not know the field says so once, and the prompt alone asks for braces then.
+            body["guided_regex"] = BRACES_REGEX
         if style.mode == "chat":
             body["messages"] = style.messages(prompt)
             return "/v1/chat/completions", body
@@ -224,7 +230,15 @@ class OpenAIBackend(Backend):
                         seed: int, n: int, window: int) -> tuple[list[str], int, float]:
         start = time.perf_counter()
         path, body = self._body(prompt, style, sampling, seed, n)
-        reply = await self._call(path, body, window)
+        try:
+            reply = await self._call(path, body, window)
+        except RunFailed as exc:
+            if "guided_regex" not in body or not re.search(r"HTTP 4(?:00|22).*guided", str(exc),
+                                                           re.I | re.S):
+                raise
+            self.guided = False
+            path, body = self._body(prompt, style, sampling, seed, n)
+            reply = await self._call(path, body, window)
         texts, tokens = completion_texts(reply, style.mode, self.base_url)
         return texts, tokens, (time.perf_counter() - start) * 1000
 

@@ -19,23 +19,24 @@ RULES = ("probe", RULE)
 
 
 def live_scorer(family, rule: str = "probe", dr_threshold: float = DR_THRESHOLD,
-                pi_threshold: float = PI_THRESHOLD):
+                pi_threshold: float = PI_THRESHOLD, answer_format: str = "words"):
     """The live scorer a run uses: probe's matcher, or the released pipeline."""
     if rule == RULE:
         return ReferenceScorer(family, dr_threshold, pi_threshold)
     from probe.scoring import LiveScorer
 
-    return LiveScorer(family, dr_threshold, pi_threshold)
+    return LiveScorer(family, dr_threshold, pi_threshold, answer_format=answer_format)
 
 
 def rescore_with(family, responses, rule: str = "probe", dr_threshold: float = DR_THRESHOLD,
-                 pi_threshold: float = PI_THRESHOLD):
-    """Score all ``responses`` of a family at once under ``rule``."""
+                 pi_threshold: float = PI_THRESHOLD, answer_format: str = "words"):
+    """Score all ``responses`` of a family at once under ``rule`` (and, for probe's rule,
+    the run's answer format: with "braces" only an answer in braces is a pick)."""
     if rule == RULE:
         return rescore_reference(family, responses, dr_threshold, pi_threshold)
     from probe.scoring import rescore
 
-    return rescore(family, responses, dr_threshold, pi_threshold)
+    return rescore(family, responses, dr_threshold, pi_threshold, answer_format=answer_format)
 
 
 __all__ = ["RULE", "RULES", "ReferenceScorer", "live_scorer", "rescore_reference",
