@@ -244,7 +244,7 @@ def run(**params) -> None:
                    "(e.g. \"popular butterfly\").")
 @click.option("--run", "run_it", is_flag=True,
               help="Also sample the family and print the verdict.")
-@_model_and_sampling_options
+@click_options(SamplingOptions)
 @click.option("--quick", is_flag=True, help="With --run: stop once the label is settled.")
 @click.option("--json", "as_json", is_flag=True,
               help="With --run: print only the JSON record on stdout.")

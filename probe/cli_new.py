@@ -8,9 +8,9 @@ from probe.errors import BadInput
 from probe.reading import shown
 
 # Options that only mean something when the family is also run.
-RUN_ONLY = ("model", "backend", "base_url", "api_key_env", "timeout", "samples", "temperature",
-            "max_tokens", "base", "shots", "trust_remote_code", "allow_pickle", "quick",
-            "as_json", "reference")
+RUN_ONLY = ("model", "backend", "base_url", "api_key_env", "timeout", "concurrency",
+            "samples", "temperature", "max_tokens", "base", "shots", "trust_remote_code",
+            "allow_pickle", "quick", "as_json", "reference")
 
 
 def new_command(ctx: click.Context, question: str, framings: int, name: str | None,
@@ -46,12 +46,8 @@ def new_command(ctx: click.Context, question: str, framings: int, name: str | No
                "before trusting a verdict.", err=True)
     if not run:
         return
+    from probe.cli_options import RunOptions, from_params
     from probe.cli_run import run_command
-    from probe.metrics import DR_THRESHOLD, PI_THRESHOLD
 
-    run_command(str(path), options["model"], options["backend"], options["samples"],
-                options["temperature"], options["max_tokens"], seed, options["base"],
-                options["shots"], None, options["quick"], None, db_path, as_json,
-                options["trust_remote_code"], options["allow_pickle"], DR_THRESHOLD, PI_THRESHOLD,
-                base_url=options["base_url"], api_key_env=options["api_key_env"],
-                reference=options["reference"], timeout=options["timeout"])
+    run_command(from_params(RunOptions, {**options, "family": str(path), "seed": seed,
+                                         "db_path": db_path}))
