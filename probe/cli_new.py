@@ -8,9 +8,9 @@ from probe.errors import BadInput
 from probe.reading import shown
 
 # Options that only mean something when the family is also run.
-RUN_ONLY = ("model", "backend", "base_url", "api_key_env", "timeout", "samples", "temperature",
-            "max_tokens", "base", "shots", "trust_remote_code", "allow_pickle", "quick",
-            "as_json", "reference")
+RUN_ONLY = ("model", "backend", "base_url", "api_key_env", "timeout", "concurrency",
+            "samples", "temperature", "max_tokens", "base", "shots", "trust_remote_code",
+            "allow_pickle", "quick", "as_json", "reference")
 
 
 def new_command(ctx: click.Context, question: str, framings: int, name: str | None,
