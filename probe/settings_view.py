@@ -91,6 +91,8 @@ def flat(settings, model: str | None = None, model_hash: str | None = None,
     if (shots := _shots(s)) is not None:
         out["shots"] = shots
     out["rule"] = _value_text(s.get("rule", "probe"))
+    # Runs from before --answer-format were all asked for 1-3 words.
+    out["answer_format"] = _value_text(s.get("answer_format", "words"))
     if "dr_threshold" in s or "pi_threshold" in s:
         out["thresholds"] = (f"DR > {_value_text(s.get('dr_threshold', 0.65))}, "
                              f"π > {_value_text(s.get('pi_threshold', 0.40))}")
@@ -123,7 +125,8 @@ def one_line(settings, model: str | None = None, model_hash: str | None = None,
              seed=None, skip: tuple[str, ...] = ()) -> str:
     """``N 30 · T 0.6 · prompts base · shots 3 · rule probe · …`` for a line or a cell."""
     return " · ".join(f"{s.label} {s.text}" for s in describe(settings, model, model_hash, seed)
-                      if s.key not in skip)
+                      if s.key not in skip
+                      and not (s.key == "answer_format" and s.text == "words"))
 
 
 def short_line(settings) -> str:
@@ -136,7 +139,7 @@ def short_line(settings) -> str:
     parts = [f"N {values['samples']}" if "samples" in values else "",
              f"T {values['temperature']}" if "temperature" in values else "", mode,
              values["rule"]]
-    if "answer_format" in values:
+    if values.get("answer_format", "words") != "words":
         parts.append(values["answer_format"])
     return " · ".join(p for p in parts if p and p != "?")
 

@@ -51,7 +51,7 @@ class HomeScreen(PooledColumn, Screen):
         Binding("question_mark", "app.help", "Help"),
         Binding("r", "run", "Run", key_display="r/⏎"),
         Binding("n", "new", "New"),
-        Binding("f", "quick_family", "Quick family"),
+        Binding("f", "quick_family", "Quick family", show=False),   # in help and the palette
         Binding("e", "edit", "Edit"),
         Binding("h", "history", "History"),
         Binding("m", "model", "Model", show=False),

@@ -658,7 +658,8 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
                          or bool({"both", "either"} & {_lower(t) for t in tokens[:n]}))
     cue = cue or cue_before
     # Keep the segment's own characters from its first answer word on.
-    start = _offset(text, tokens, n)
+    # (all of it when nothing was dropped: "$5 bill", "#1 Fan" keep their first character)
+    start = _offset(text, tokens, n) if n else len(text) - len(text.lstrip())
     # An article or demonstrative just before the answer stays with it ("The Who").
     body = text[start:]
     cut = False
