@@ -13,10 +13,10 @@ from pathlib import Path
 import click
 
 from probe import __version__
-from probe.cli_guard import check_text_params, positive_seconds, run_main
+from probe.cli_guard import check_text_params, model_name, positive_seconds, run_main
 from probe.errors import BadInput, ProbeError
-from probe.reading import terminal_safe
 from probe.limits import REQUEST_TIMEOUT_S
+from probe.terminal import filtered_output
 
 
 def _fail(err: ProbeError) -> None:
@@ -36,6 +36,11 @@ class _Group(click.Group):
     command_class = _Command
 
     def invoke(self, ctx):
+        # Everything a command prints passes the terminal-safe filter (probe.terminal).
+        with filtered_output():
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx):
         try:
             check_text_params(ctx)
             return super().invoke(ctx)
@@ -57,7 +62,8 @@ def _db_option(f):
 @click.group(cls=_Group, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="probe")
-@click.option("--model", default=None, help="With no command: the app's model.")
+@click.option("--model", default=None, callback=model_name,
+              help="With no command: the app's model.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), envvar="PROBE_DB",
               default="probe.db", help="With no command: the app's database.")
 @click.pass_context
@@ -71,7 +77,8 @@ def cli(ctx: click.Context, model: str | None, db_path: str) -> None:
 
 
 @cli.command()
-@click.option("--model", default=None, help="Model spec (default: Gemma 3 270M GGUF).")
+@click.option("--model", default=None, callback=model_name,
+              help="Model spec (default: Gemma 3 270M GGUF).")
 @_db_option
 def tui(model: str | None, db_path: str) -> None:
     """Open the app."""
@@ -106,7 +113,7 @@ def _print_table(record: dict, scores) -> None:
               help="JSONL (.gz too) of samples: `response`, plus `framing_idx` for framed ones "
                    "(repeatable: the paper's direct and framed files).")
 @click.option("--json", "as_json", is_flag=True, help="Print the paper-shaped JSON record.")
-@click.option("--model", default="external", show_default=True,
+@click.option("--model", default="external", show_default=True, callback=model_name,
               help="Model name to store with the run.")
 @click.option("--no-save", is_flag=True, help="Do not store the run in the database.")
 @_reference_option
@@ -194,11 +201,11 @@ def match(answers: tuple[str, ...], prompt: str, pairs_path: str | None, as_json
     a, b = answers
     same, reason = same_answer(a, b, prompt)
     if as_json:
-        click.echo(terminal_safe(json.dumps({"a": a, "b": b, "prompt": prompt, "same": same,
-                                             "reason": reason}, ensure_ascii=False), True))
+        click.echo(json.dumps({"a": a, "b": b, "prompt": prompt, "same": same,
+                               "reason": reason}, ensure_ascii=False))
     else:
-        click.echo(terminal_safe(f"same answer ({reason})" if same else
-                                 f"different answers: {why_different(a, b, prompt)}"))
+        click.echo(f"same answer ({reason})" if same else
+                   f"different answers: {why_different(a, b, prompt)}")
 
 
 def _match_pairs(path: Path) -> None:
@@ -219,7 +226,7 @@ def _match_pairs(path: Path) -> None:
             obj["expected"] = expected
         obj["same"], obj["reason"] = same, reason
         out.append(json.dumps(obj, ensure_ascii=False))
-    click.echo(terminal_safe("\n".join(out), True))
+    click.echo("\n".join(out))
     if labelled:
         click.echo(f"agreement with labels: {agree}/{labelled} "
                    f"({100 * agree / labelled:.1f}%)", err=True)
@@ -228,7 +235,8 @@ def _match_pairs(path: Path) -> None:
 # -------------------------------------------------------------------- run
 
 _MODEL_AND_SAMPLING = [
-    click.option("--model", default=None, help="A .gguf file, a folder with config.json, a "
+    click.option("--model", default=None, callback=model_name,
+                 help="A .gguf file, a folder with config.json, a "
                  "hub id in the local cache, or a served name (default: Gemma 3 270M)."),
     click.option("--backend", type=click.Choice(["auto", "transformers", "llama", "openai"]),
                  default="auto", show_default=True),
@@ -315,8 +323,10 @@ def batch(families, model, backend, base_url, api_key_env, timeout, samples, tem
 
 
 @cli.command()
-@click.option("--a", "model_a", required=True, help="First model (name or part of it).")
-@click.option("--b", "model_b", required=True, help="Second model; π bins use its runs.")
+@click.option("--a", "model_a", required=True, callback=model_name,
+              help="First model (name or part of it).")
+@click.option("--b", "model_b", required=True, callback=model_name,
+              help="Second model; π bins use its runs.")
 @click.option("--json", "as_json", is_flag=True)
 @_db_option
 def compare(model_a, model_b, as_json, db_path) -> None:
@@ -329,7 +339,7 @@ def compare(model_a, model_b, as_json, db_path) -> None:
 
 
 @cli.command()
-@click.option("--model", default=None, help="Only runs of this model.")
+@click.option("--model", default=None, callback=model_name, help="Only runs of this model.")
 @click.option("--reference", is_flag=True,
               help="Sweep the released analysis's rule (Deep on π > t² alone).")
 @click.option("--json", "as_json", is_flag=True)
@@ -369,7 +379,8 @@ def import_dataset(prompts, framings, out) -> None:
 
 @cli.command()
 @click.option("--run", "run_ids", type=int, multiple=True, help="Run id (repeatable).")
-@click.option("--model", default=None, help="Only finished runs of this model (exact name).")
+@click.option("--model", default=None, callback=model_name,
+              help="Only finished runs of this model (exact name).")
 @click.option("--format", "fmt", type=click.Choice(["deepbias"]), default="deepbias",
               show_default=True)
 @click.option("--out", type=click.Path(), default=None,
@@ -399,7 +410,7 @@ def export(run_ids, model, fmt, out, which, db_path) -> None:
 @cli.command()
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Folder for the figures and report.html (created if missing).")
-@click.option("--model", "models", multiple=True, metavar="M",
+@click.option("--model", "models", multiple=True, metavar="M", callback=model_name,
               help="Only runs of models matching M (repeatable; default: all).")
 @click.option("--format", "formats", default="svg,png,pdf", show_default=True,
               help="Comma-separated file formats for each figure.")
@@ -409,9 +420,9 @@ def export(run_ids, model, fmt, out, which, db_path) -> None:
               help="Draw this family's answer distributions (latest finished run per model).")
 @click.option("--run", "run_id", type=int, default=None, metavar="ID",
               help="Draw the answer distributions of this run instead (even a partial one).")
-@click.option("--a", "model_a", default=None, metavar="MODEL",
+@click.option("--a", "model_a", default=None, metavar="MODEL", callback=model_name,
               help="With --b: agreement of top answers by π bin of B.")
-@click.option("--b", "model_b", default=None, metavar="MODEL",
+@click.option("--b", "model_b", default=None, metavar="MODEL", callback=model_name,
               help="With --a: the second model; the π bins use its runs.")
 @click.option("--annotate", is_flag=True, help="Write family names beside the scatter's points.")
 @_db_option

@@ -11,6 +11,7 @@ import click
 
 from probe.errors import BadInput, ProbeError
 from probe.reading import shown
+from probe.terminal import write_raw
 
 
 # SIGTERM (kill, a scheduler's stop) and SIGHUP (the terminal closed) stop a run the way
@@ -41,6 +42,13 @@ def graceful_interrupt(cancel, already_cancelled):
             signal.signal(sig, old)
 
 
+def redraw(line: str) -> None:
+    """Draw ``line`` over the status line on stderr: probe's own carriage return goes past
+    the terminal-safe filter, the text through it."""
+    write_raw(sys.stderr, "\r")
+    click.echo(line.ljust(96)[:120], err=True, nl=False)
+
+
 class ProgressLine:
     """One status line on stderr, redrawn per sample, only when stderr is a terminal."""
 
@@ -57,10 +65,10 @@ class ProgressLine:
         s = event.scores
         settling = "" if s.settled else " (settling)"
         nonpicks = s.direct_nonpicks + s.framed_nonpicks
-        line = (f"\r{bar(event.done / event.total, 24)} {event.done}/{event.total}  "
+        line = (f"{bar(event.done / event.total, 24)} {event.done}/{event.total}  "
                 f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}  {LABEL_TEXT[s.label]}{settling}"
                 + (f"  ⊘ {nonpicks} not picks" if nonpicks else ""))
-        click.echo(line.ljust(96)[:120], err=True, nl=False)
+        redraw(line)
 
     def done(self) -> None:
         if self.enabled:

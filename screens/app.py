@@ -21,6 +21,7 @@ from screens.dialogs import Choice
 from screens.help import HelpScreen
 from screens.home import HomeScreen, ModelPicker
 from screens.messages import ModelFailed, ModelLoaded, ModelLoading
+from screens.terminal_filter import TERMINAL_SAFE
 
 __all__ = ["ProbeApp", "HomeScreen", "HelpScreen", "ModelPicker", "make_app", "run_app"]
 
@@ -50,6 +51,11 @@ class ProbeApp(App):
         self.autoload = autoload
         self.run_settings = RunSettings()     # what the next runs use (s on Home)
         self.pending_run = None               # a family to run once the model is ready
+
+    def get_line_filters(self):
+        # Every line of every widget, on every screen and dialog, passes the terminal-safe
+        # filter: one place, so a new screen cannot forget it.
+        return [*super().get_line_filters(), TERMINAL_SAFE]
 
     def on_mount(self) -> None:
         self.push_screen(HomeScreen())
