@@ -126,7 +126,7 @@ class EditorScreen(Screen):
         seen: dict[str, int] = {}
         dups = []
         for i, ln in enumerate(lines, start=1):
-            key = " ".join(ln.split()).casefold()
+            key = fam_mod.framing_key(ln)
             if key in seen:
                 dups.append(f"{i} repeats {seen[key]}")
             seen.setdefault(key, i)
