@@ -3,7 +3,6 @@ the commands that need them, so ``probe --help`` answers at once."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
@@ -100,12 +99,6 @@ def _reference_option(f):
 
 # ------------------------------------------------------------------ score
 
-def _print_table(record: dict, scores) -> None:
-    from probe.report import render_scores
-
-    click.echo(render_scores(record, scores))
-
-
 @cli.command()
 @click.argument("family")
 @click.option("--responses", "responses_paths", required=True, multiple=True,
@@ -122,61 +115,10 @@ def score(family: str, responses_paths: tuple[str, ...], as_json: bool, model: s
           no_save: bool, reference: bool, db_path: str) -> None:
     """Score given responses for FAMILY (a .toml path, a name in ./families, or a folder of
     family files: then each family id in the responses is scored on its own); no model."""
-    from probe import family as fam_mod
-    from probe.paths import families_dir
-    from probe.scoring import (families_for_rows, read_responses, read_rows,
-                               responses_from_rows)
+    from probe.cli_score import score_command
 
-    label = ", ".join(responses_paths)
-    if Path(family).is_dir():
-        loaded = []
-        for path, fam in fam_mod.discover(family):
-            if isinstance(fam, BadInput):
-                raise fam
-            loaded.append(fam)
-        pairs = [(fam, responses_from_rows(rows, fam)) for fam, rows in
-                 families_for_rows(read_rows(responses_paths), loaded, label)]
-    else:
-        fam = fam_mod.resolve(family, families_dir())
-        pairs = [(fam, read_responses(responses_paths, fam))]
-    store = None
-    if not no_save:
-        from probe.store import Store
-
-        store = Store(db_path)
-    rule = "reference" if reference else "probe"
-    for fam, responses in pairs:
-        _score_one(fam, responses, model, store, label, as_json, rule)
-
-
-def _score_one(fam, responses, model: str, store, label: str, as_json: bool,
-               rule: str = "probe") -> None:
-    from probe.reference import rescore_with
-    from probe.scoring import prompts_for, to_record
-    from probe.store import SampleRow
-
-    scored = rescore_with(fam, responses, rule)
-    run_id = None
-    if store is not None:
-        run_id = store.create_run(fam, model=model, backend="external",
-                                  settings={"responses": label, "rule": rule}, seed=None)
-        try:
-            for (resp, m), prompt in zip(scored.matches, prompts_for(fam, responses)):
-                store.add_sample(SampleRow(run_id, resp.kind, resp.idx, prompt, resp.text,
-                                           m.answer, m.canonical, m.reason, m.refusal, None,
-                                           None))
-            store.save_result(run_id, scored.scores)
-            store.set_status(run_id, "finished")
-        except BaseException as exc:   # never leave a half-stored run marked 'running'
-            with contextlib.suppress(Exception):
-                store.set_status(run_id, "failed", str(exc) or type(exc).__name__)
-            raise
-    record = to_record(fam, model, run_id, scored.scores)
-    if as_json:
-        click.echo(json.dumps(record, ensure_ascii=False))
-    else:
-        _print_table(record, scored.scores)
-        click.echo("")
+    score_command(family, responses_paths, as_json, model, no_save,
+                  "reference" if reference else "probe", db_path)
 
 
 # ------------------------------------------------------------------ match

@@ -137,7 +137,8 @@ def model_name(ctx, param, value):
     """A click callback: a model name holds no control, bidi or format character (it
     would be stored with the run and shown wherever the run is)."""
     for item in value if isinstance(value, tuple) else (value,):
-        found = first_unsafe(item) if isinstance(item, str) else None
+        # Bytes the locale could not decode are check_text_params's to name.
+        found = first_unsafe(item) if isinstance(item, str) and not _not_text(item) else None
         if found:
             where, escaped = found
             raise click.BadParameter(f"holds a control or invisible character ({escaped} at "

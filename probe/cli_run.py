@@ -11,7 +11,7 @@ import click
 
 from probe.errors import BadInput, ProbeError
 from probe.reading import shown
-from probe.terminal import write_raw
+from probe.terminal import StatusLine
 
 
 # SIGTERM (kill, a scheduler's stop) and SIGHUP (the terminal closed) stop a run the way
@@ -42,18 +42,12 @@ def graceful_interrupt(cancel, already_cancelled):
             signal.signal(sig, old)
 
 
-def redraw(line: str) -> None:
-    """Draw ``line`` over the status line on stderr: probe's own carriage return goes past
-    the terminal-safe filter, the text through it."""
-    write_raw(sys.stderr, "\r")
-    click.echo(line.ljust(96)[:120], err=True, nl=False)
-
-
 class ProgressLine:
     """One status line on stderr, redrawn per sample, only when stderr is a terminal."""
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
+        self.line = StatusLine(enabled)
 
     def __call__(self, event) -> None:
         from probe.metrics import LABEL_TEXT
@@ -68,11 +62,10 @@ class ProgressLine:
         line = (f"{bar(event.done / event.total, 24)} {event.done}/{event.total}  "
                 f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}  {LABEL_TEXT[s.label]}{settling}"
                 + (f"  ⊘ {nonpicks} not picks" if nonpicks else ""))
-        redraw(line)
+        self.line.show(line)
 
     def done(self) -> None:
-        if self.enabled:
-            click.echo("", err=True)
+        self.line.done()
 
 
 def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,

@@ -18,6 +18,10 @@ MAX_INPUT_BYTES = 1 << 30
 MAX_INPUT_LINES = 10_000_000
 """Lines (blank ones included) read from one JSONL input."""
 
+MAX_SCORE_SAMPLES = 1_000_000
+"""Samples one ``probe score`` reads (all its files and families together); checked as
+each row is read, so a file of ten million identical lines is refused at once."""
+
 MAX_FAMILY_BYTES = 16 << 20
 """A family TOML file: 1,000 framings of 4,000 characters fit, even in a 3-byte script."""
 

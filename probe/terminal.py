@@ -134,6 +134,33 @@ def write_raw(stream, text: str) -> None:
     getattr(stream, "write_raw", stream.write)(text)
 
 
+class StatusLine:
+    """One line on standard error redrawn in place (progress), only when it is a
+    terminal: a log file gets no carriage returns."""
+
+    def __init__(self, enabled: bool | None = None) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.drawn = False
+
+    def show(self, text: str) -> None:
+        if not self.enabled:
+            return
+        write_raw(sys.stderr, "\r")
+        sys.stderr.write(safe(text, one_line=True).ljust(96)[:120])
+        sys.stderr.flush()
+        self.drawn = True
+
+    def done(self, keep: bool = True) -> None:
+        """End the line: kept (a run's last state), or wiped (a passing note)."""
+        if self.drawn:
+            if keep:
+                sys.stderr.write("\n")
+            else:
+                write_raw(sys.stderr, "\r" + " " * 120 + "\r")
+            sys.stderr.flush()
+            self.drawn = False
+
+
 @contextmanager
 def filtered_output():
     """Standard output and error through ``SafeStream`` for the duration (once: nested

@@ -14,7 +14,7 @@ sorting first, so capitalised "Blue Morpho" over "blue morpho").
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from probe.matching import rules
@@ -200,8 +200,8 @@ class AnswerSet:
             self._names.update(self.fixed)
         return self._names.get(cluster) or " ".join(self.keys[cluster]).lstrip(_NONPICK + " ")
 
-    def count(self, i: int, surface: str) -> None:
-        self.surfaces[i][surface] += 1
+    def count(self, i: int, surface: str, times: int = 1) -> None:
+        self.surfaces[i][surface] += times
         self._names = None
 
 
@@ -263,30 +263,42 @@ class Canonicalizer:
 def cluster_answers(responses: Sequence[str | None], prompt: str = "",
                     answers: dict[str, list[str]] | None = None) -> list[Match]:
     """Match a whole set of responses at once; the result does not depend on their order."""
+    weight: Counter = Counter(responses)
+    distinct = list(weight)
+    matched = dict(zip(distinct, cluster_counted(distinct, [weight[r] for r in distinct],
+                                                 prompt, answers)))
+    return [replace(matched[r]) for r in responses]
+
+
+def cluster_counted(responses: Sequence[str | None], counts: Sequence[int], prompt: str = "",
+                    answers: dict[str, list[str]] | None = None) -> list[Match]:
+    """One match per distinct response, given how often each was given: what
+    ``cluster_answers`` gives every copy, at the cost of the distinct responses only (a
+    file of a million rows holds far fewer)."""
     generic, options = generic_words(prompt), prompt_options(prompt)
-    seen: dict[str | None, tuple[str, Key, str]] = {}
+    seen = []
     for r in responses:
-        if r not in seen:
-            answer = extract(r)
-            seen[r] = (answer, *_key_of(r, answer, generic, options))
-    counts: Counter = Counter(seen[r][1] for r in responses if seen[r][1])
-    aset = AnswerSet(generic, answers, kinds_are_answers(prompt))
-    for key in sorted(counts, key=lambda k: (-counts[k], k)):
-        aset.add(key)
-    for r in responses:
-        answer, key, _ = seen[r]
+        answer = extract(r)
+        seen.append((answer, *_key_of(r, answer, generic, options)))
+    totals: Counter = Counter()
+    for (_, key, _), n in zip(seen, counts):
         if key:
-            aset.count(aset.index[key], answer)
+            totals[key] += n
+    aset = AnswerSet(generic, answers, kinds_are_answers(prompt))
+    for key in sorted(totals, key=lambda k: (-totals[k], k)):
+        aset.add(key)
+    for (answer, key, _), n in zip(seen, counts):
+        if key:
+            aset.count(aset.index[key], answer, n)
     out = []
-    for r in responses:
-        answer, key, kind = seen[r]
+    for answer, key, kind in seen:
         if not key:
             out.append(Match("", "", "empty", refusal=kind == REFUSAL, nonpick=kind or EMPTY))
             continue
         i = aset.index[key]
         cluster = aset.cluster(i)
         reason = aset.reason(i)
-        if reason == "new" and (counts[key] > 1 or aset.find(i) != i or cluster != i):
+        if reason == "new" and (totals[key] > 1 or aset.find(i) != i or cluster != i):
             reason = "exact"
         out.append(Match(answer, aset.name(cluster), reason, refusal=bool(kind),
                          cluster=cluster, nonpick=kind, key=key))
