@@ -52,10 +52,12 @@ class AnswerSet:
         self.index: dict[Key, int] = {}
         self.parent: list[int] = []
         self.how: list[str] = []
-        self.surfaces: list[Counter] = []
+        # Each key's surface forms and counts: (form, count) while it has one, a Counter
+        # once it has two (most keys of a big file never do).
+        self.surfaces: list[tuple[str, int] | Counter | None] = []
         self.fixed: dict[int, str] = {}
         self._by_fold: dict[str, int] = {}
-        self._by_slot: dict[tuple, list[int]] = defaultdict(list)
+        self._by_slot: dict[int, int | list[int]] = {}
         self._final: list[int] | None = None
         self._attached: dict[int, str] = {}
         self._names: dict[int, str] | None = None
@@ -100,7 +102,7 @@ class AnswerSet:
         self.index[key] = i
         self.parent.append(i)
         self.how.append("new")
-        self.surfaces.append(Counter())
+        self.surfaces.append(None)
         self._final = None
         if key[0] == _NONPICK:
             return i
@@ -117,12 +119,19 @@ class AnswerSet:
                 self.how[i] = rules.fold_reason(self.keys[j], key, self.generic)
         typo_roots: dict[int, int] = {}
         for slot in rules.typo_slots(key):
-            bucket = self._by_slot[slot]
+            held = self._by_slot.get(slot)
+            if held is None:          # most slots only ever hold one key: no list for it
+                self._by_slot[slot] = i
+                continue
+            bucket = (held,) if isinstance(held, int) else held
             for j in bucket:
                 if j != i and self.find(j) not in typo_roots and rules.is_typo(self.keys[j], key):
                     typo_roots[self.find(j)] = j
-            if not bucket or bucket[-1] != i:
-                bucket.append(i)
+            if isinstance(held, int):
+                if held != i:
+                    self._by_slot[slot] = [held, i]
+            elif held[-1] != i:
+                held.append(i)
         if self.find(i) == i and len(typo_roots) == 1:
             (j,) = typo_roots.values()
             if self._union(j, i) and self.how[i] == "new":
@@ -194,14 +203,25 @@ class AnswerSet:
         if self._names is None:
             totals: dict[int, Counter] = defaultdict(Counter)
             for i, r in enumerate(self._final):
-                totals[r].update(self.surfaces[i])
+                held = self.surfaces[i]
+                if isinstance(held, tuple):
+                    totals[r][held[0]] += held[1]
+                elif held:
+                    totals[r].update(held)
             self._names = {r: min(c.items(), key=lambda kv: (-kv[1], kv[0].casefold(), kv[0]))[0]
                            for r, c in totals.items() if c}
             self._names.update(self.fixed)
         return self._names.get(cluster) or " ".join(self.keys[cluster]).lstrip(_NONPICK + " ")
 
     def count(self, i: int, surface: str, times: int = 1) -> None:
-        self.surfaces[i][surface] += times
+        held = self.surfaces[i]
+        if held is None:
+            self.surfaces[i] = (surface, times)
+        elif isinstance(held, tuple):
+            self.surfaces[i] = ((surface, held[1] + times) if held[0] == surface else
+                                Counter({held[0]: held[1], surface: times}))
+        else:
+            held[surface] += times
         self._names = None
 
 
