@@ -68,15 +68,18 @@ def _score(matches: list[tuple[Response, Match]], dr_threshold: float,
 
 
 def score_matches(direct: Sequence[Match], framed: Sequence[Match],
-                  dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD
-                  ) -> Scores:
-    """Scores of one family from the matches of its samples, each side in sample order."""
+                  dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD,
+                  direct_weights: Sequence[int] | None = None,
+                  framed_weights: Sequence[int] | None = None) -> Scores:
+    """Scores of one family from the matches of its samples, each side in sample order
+    (or each distinct response once, in the order first seen, with its ``weights``)."""
     return score(
         [m.canonical for m in direct], [m.canonical for m in framed],
         [m.answer for m in direct], [m.answer for m in framed],
         dr_threshold=dr_threshold, pi_threshold=pi_threshold,
         direct_nonpick=[m.refusal for m in direct],
-        framed_nonpick=[m.refusal for m in framed])
+        framed_nonpick=[m.refusal for m in framed],
+        direct_weights=direct_weights, framed_weights=framed_weights)
 
 
 def rescore(family: Family, responses: Sequence[Response],

@@ -227,13 +227,24 @@ def score_tally(t: Tally, rule: str = "probe", dr_threshold: float = DR_THRESHOL
     for form in chain(t.direct_form, t.framed_form):
         weight[form] += 1
     matched = cluster_counted(t.forms, weight, t.family.direct, t.family.answers)
-    scores = score_matches([matched[f] for f in t.direct_form],
-                           [matched[f] for f in t.framed_form], dr_threshold, pi_threshold)
+    direct, direct_n = _first_seen(t.direct_form)
+    framed, framed_n = _first_seen(t.framed_form)
+    scores = score_matches([matched[f] for f in direct], [matched[f] for f in framed],
+                           dr_threshold, pi_threshold, direct_n, framed_n)
 
     def each() -> Iterator[Match]:
         for form in chain(t.direct_form, t.framed_form):
             yield matched[form]
     return TallyScored(scores, each)
+
+
+def _first_seen(forms: array) -> tuple[list[int], list[int]]:
+    """Each distinct response of one side once, in the order first seen, and how many
+    samples gave it: what scoring needs (counts, and first-seen order for ties)."""
+    counts: dict[int, int] = {}
+    for form in forms:
+        counts[form] = counts.get(form, 0) + 1
+    return list(counts), list(counts.values())
 
 
 def group_for(groups: dict[str | None, RowGroup], family: Family, label: str) -> RowGroup:
