@@ -182,6 +182,11 @@ class Batch:
                 return
             chunk = pending[start:start + size]
             first = settings_of[chunk[0][0]]
+            # One box per prompt style in the chunk (a batch's runs share one).
+            styles = {(s.mode, s.instruction, s.system): s for _, _, s, _, _ in chunk}
+            for key, style in styles.items():
+                self.backend.prepare([p for _, _, s, _, p in chunk
+                                      if (s.mode, s.instruction, s.system) == key], style)
             texts = [self.backend.render(p, style) for _, _, style, _, p in chunk]
             seed = sample_seed(first.seed, "framed", chunk[0][3])
             results = self.backend.sample_texts(

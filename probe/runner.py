@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Iterator
 
 from probe.backends.base import Backend, Sampling
-from probe.errors import BadInput, ProbeError, RunFailed
+from probe.errors import BadInput, ProbeError, RunFailed, describe
 from probe import leases
 from probe.family import Family
 from probe.limits import MAX_RESPONSE_CHARS
@@ -197,6 +197,12 @@ class Runner:
         settings = settings.with_seed().validate()
         style = style_for(family.direct, self.backend.has_chat_template, settings.base,
                           settings.shots, settings.system)
+        # The model's chat template renders every prompt now, before anything is stored:
+        # a template that fails, loops or grows is one sentence and no run. (A stop meant
+        # for an earlier run does not stop this one.)
+        if not self.cancelled:
+            self.backend.reset_cancel()
+        self.backend.prepare([family.direct, *family.framings], style)
         # ``extra`` holds engine details such as a server URL; API keys never come here,
         # only the name of the variable that holds one.
         stored = {**asdict(settings), "style": style.to_dict(), "model_spec": model_spec,
@@ -243,6 +249,8 @@ class Runner:
         scores: Scores | None = live.scored().scores if responses else None
         stopped_early = False
         try:
+            self.backend.prepare(([family.direct] if direct_todo else [])
+                                 + [family.framings[i] for i in framed_todo], style)
             for kind, indices in self._plan(direct_todo, framed_todo, settings.quick):
                 if self.cancelled:
                     break
@@ -276,8 +284,7 @@ class Runner:
             self._cancel.set()
         except Exception as exc:  # an engine crash must not leave the run "running"
             if not self.cancelled:   # an engine interrupted by cancel() is just cancelled
-                error = str(exc) if isinstance(exc, ProbeError) else \
-                    f"{type(exc).__name__}: {exc}"
+                error = str(exc) if isinstance(exc, ProbeError) else describe(exc)
                 return self._fail(run_id, family, settings, error, len(responses), planned)
         if responses:
             # The kept scores come from one order-free pass over every response.
