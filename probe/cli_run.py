@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import sys
+import threading
 
 import click
 
-from probe.errors import BadInput, ProbeError
+from probe.errors import BadInput, ProbeError, RunFailed, describe
 from probe.reading import shown
 from probe.terminal import StatusLine
 
@@ -21,15 +23,37 @@ STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
 
 
 @contextlib.contextmanager
-def graceful_interrupt(cancel, already_cancelled):
+def graceful_interrupt(cancel, already_cancelled, grace: float | None = None):
     """First Ctrl-C (or SIGTERM/SIGHUP): stop sampling, keep every committed sample, save
-    the partial result. A second one interrupts at once."""
+    the partial result. Whatever the run is busy with (a model's own code, a template), the
+    process ends ``grace`` seconds later at the latest; a second signal ends it at once."""
+    from probe.limits import STOP_GRACE_S
+
+    grace = STOP_GRACE_S if grace is None else grace
+    watchdog: list[threading.Timer] = []
+
+    def arm(seconds: float) -> None:
+        for timer in watchdog:
+            timer.cancel()
+        timer = threading.Timer(seconds, _exit_now, args=(seconds,))
+        timer.daemon = True
+        timer.start()
+        watchdog[:] = [timer]
+
     def handler(signum, frame):
         if already_cancelled():
+            arm(2.0)                      # the cleanup below gets two seconds
             raise KeyboardInterrupt
         with contextlib.suppress(Exception):   # stderr may be gone (SIGHUP)
             click.echo("\nstopping… (Ctrl-C again to interrupt at once)", err=True)
         cancel()
+        arm(grace)
+        # A second SIGTERM or SIGHUP ends the process in the kernel, even while Python
+        # code cannot run (a C call that holds the interpreter).
+        for sig in STOP_SIGNALS:
+            if sig != signal.SIGINT:
+                with contextlib.suppress(ValueError, OSError):
+                    signal.signal(sig, signal.SIG_DFL)
 
     previous = {}
     for sig in STOP_SIGNALS:
@@ -38,8 +62,23 @@ def graceful_interrupt(cancel, already_cancelled):
     try:
         yield
     finally:
+        for timer in watchdog:
+            timer.cancel()
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+def _exit_now(after: float) -> None:
+    """The run did not stop in time: say so and end the process. Written straight to the
+    descriptor (the main thread may hold Python's stream lock); the samples committed so
+    far are in the database, and the run's lease dies with the process."""
+    from probe.terminal import safe
+
+    with contextlib.suppress(OSError):
+        os.write(2, safe(f"\nprobe: the run did not stop within {after:g} s; exiting. The "
+                         "samples stored so far are kept (`probe run --resume` finishes "
+                         "it).\n").encode("utf-8", "replace"))
+    os._exit(130)
 
 
 class ProgressLine:
@@ -80,7 +119,12 @@ def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,
                           chat=chat, timeout=timeout)
     if not quiet:
         click.echo(f"loading {spec.display} ({spec.engine})…", err=True)
-    engine.load()
+    try:
+        engine.load()
+    except ProbeError:
+        raise
+    except Exception as exc:      # an engine's or a model's own code: still one sentence
+        raise RunFailed(f"could not load {spec.display}: {describe(exc)}") from None
     return spec, engine
 
 

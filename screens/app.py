@@ -13,7 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from probe.errors import ProbeError
+from probe.errors import ProbeError, describe
 from probe.runner import RunSettings
 from probe.store import Store
 from screens.charts import ChartsScreen
@@ -102,7 +102,7 @@ class ProbeApp(App):
             self.post_message(ModelFailed(str(exc)))
             return
         except Exception as exc:  # an engine's own error: still one message, no crash
-            self.post_message(ModelFailed(f"{type(exc).__name__}: {exc}"))
+            self.post_message(ModelFailed(describe(exc)))
             return
         self.backend = backend
         self.model_display = display
