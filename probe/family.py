@@ -110,7 +110,10 @@ def framing_key(text: str) -> str:
     joiner, U+FEFF, bidi marks), casefolded, runs of spaces as one. Two framings with one
     key read the same to a reader: one scenario, sampled twice."""
     text = " ".join(text.split())           # every kind of space and line break as one
-    text = UNSAFE.sub("", text)              # what is left of controls, and format characters
+    if UNSAFE.search(text):
+        text = UNSAFE.sub("", text)          # what is left of controls, and format characters
+    if text.isascii():                       # NFKC changes no ASCII: the common case, fast
+        return " ".join(text.split()).lower()
     text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     return " ".join(text.split())
 

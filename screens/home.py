@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.markup import escape
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -18,12 +18,17 @@ from textual.widgets.option_list import Option
 
 from probe import family as fam_mod
 from probe.errors import ProbeError
+from probe.family_folder import FamilyFolder
 from probe.metrics import LABEL_TEXT
 from probe.paths import families_dir
 from probe.runner import RunSettings
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
+
+BIG_FOLDER = 200       # more family files than this are first read off the UI thread
+COLUMNS = ("family", "framings", "prompt", "label", "others")
+
 
 def prompt_cell(prompts: list[str]):
     """How a family's direct prompt reads in its column: the words every family starts
@@ -32,10 +37,20 @@ def prompt_cell(prompts: list[str]):
     common = common[:common.rfind(" ") + 1]
     cut = len(common) if len(common) >= 6 else 0
 
-    def cell(text: str) -> Text:
-        shown = "…" + text[cut:] if cut and text.startswith(common) else text
-        return Text(shown, overflow="ellipsis")      # a cut prompt ends in …
+    def cell(text: str) -> str:
+        return "…" + text[cut:] if cut and text.startswith(common) else text
     return cell
+
+
+def row_cells(row: tuple) -> tuple:
+    """A family's row as the table draws it, from its plain values (``fill_families``)."""
+    kind, name, framings, prompt, label, others = row
+    if kind == "error":
+        return (Text(name), "—", Text(prompt, style="red", overflow="ellipsis"), "", "")
+    title = Text(name) + Text(" (db)", style="dim") if kind == "db" else Text(name)
+    # A cut prompt ends in …
+    return (title, framings, Text(prompt, overflow="ellipsis"), label,
+            Text(others, style="dim"))
 
 
 class ModelPicker(ModalScreen[str | None]):
@@ -80,30 +95,36 @@ class HomeScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#families", DataTable)
-        for key, label in (("family", "family"), ("framings", "framings"),
-                           ("prompt", "direct prompt"), ("label", "last label"),
-                           ("others", "other models")):
+        for key, label in zip(COLUMNS, ("family", "framings", "direct prompt", "last label",
+                                        "other models")):
             table.add_column(label, key=key)
+        self.folder = FamilyFolder(families_dir())
+        self.reading = False
         self.refresh_families()
         self.update_model_status()
-        # A file written, changed or deleted in another window shows up without leaving Home.
+        # A file written, changed or deleted in another window shows up without leaving
+        # Home; asking costs one non-blocking read (or a few stats), never a rescan.
         self.set_interval(2, self.poll_families)
 
     def poll_families(self) -> None:
-        if self.is_current and self._folder_state() != self.folder_state:
-            self.refresh_families()
+        if self.is_current and not self.reading and self.folder.changed():
+            self.fill_families(self.folder.scan())
 
-    @staticmethod
-    def _folder_state() -> tuple:
-        """What changes when a family file is added, edited or removed."""
-        out = []
-        for path in sorted(families_dir().glob("*.toml")):
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            out.append((path.name, st.st_mtime_ns, st.st_size))
-        return tuple(out)
+    @work(thread=True, exclusive=True, exit_on_error=False, group="families",
+          description="reading family files")
+    def read_folder(self) -> None:
+        """The first read of a big folder, off the UI thread: Home is drawn at once and
+        fills in when the files are parsed (after that only changed files are)."""
+        def progress(done: int, total: int) -> None:
+            self.app.call_from_thread(self.show_reading, done, total)
+
+        found = self.folder.scan(progress)
+        self.app.call_from_thread(self.fill_families, found)
+
+    def show_reading(self, done: int, total: int) -> None:
+        hint = self.query_one("#home-hint", Static)
+        hint.update(f"[dim]Reading family files: {done:,} of {total:,}…[/dim]")
+        hint.display = True
 
     def on_resize(self) -> None:
         app = self.app
@@ -117,52 +138,78 @@ class HomeScreen(Screen):
         self.update_model_status()
 
     def refresh_families(self) -> None:
+        if self.reading:
+            return                          # the read in flight fills the table
+        if not self.folder.read_once and len(self.folder.paths()) > BIG_FOLDER:
+            self.reading = True
+            self.show_reading(0, len(self.folder.paths()))
+            self.read_folder()
+            return
+        self.fill_families(self.folder.current())
+
+    def fill_families(self, found: list) -> None:
+        self.reading = False
         app = self.app
         table = self.query_one("#families", DataTable)
-        self.folder_state = self._folder_state()
-        # The cursor follows the family, not the row number: rows come and go as files do.
-        keep = cursor_key(table)
-        keep_row = table.cursor_row
-        table.clear()
         labels = app.store.last_labels()
         by_family: dict[str, list[str]] = {}
         for (name, model), r in labels.items():
             if model != app.model_display:
                 by_family.setdefault(name, []).append(f"{model}: {LABEL_TEXT[r['label']]}")
 
-        def label_cells(name: str) -> tuple[str, Text]:
+        def label_cells(name: str) -> tuple[str, str]:
             last = labels.get((name, app.model_display))
             here = f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—"
-            return here, Text(" · ".join(by_family.get(name, [])), style="dim")
+            return here, " · ".join(by_family.get(name, []))
 
         app.families = {}
         self.errors: dict[str, str] = {}
-        found = fam_mod.discover(families_dir())
+        # Plain values per row: comparing them is cheap, and only a changed row is drawn.
+        rows: dict[str, tuple] = {}
         prompt = prompt_cell([f.direct for _, f in found if not isinstance(f, ProbeError)])
         for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
-                table.add_row(Text(path.stem), "—", Text(str(fam), style="red",
-                                                         overflow="ellipsis"), "", "",
-                              key=str(path))
+                rows[str(path)] = ("error", path.stem, "—", str(fam), "", "")
                 continue
             app.families[str(path)] = fam
-            table.add_row(Text(fam.name), str(len(fam.framings)), prompt(fam.direct),
-                          *label_cells(fam.name), key=str(path))
+            rows[str(path)] = ("file", fam.name, str(len(fam.framings)), prompt(fam.direct),
+                               *label_cells(fam.name))
+        on_disk = {f.name for f in app.families.values()}
         for name in app.store.family_names():
-            if not any(f.name == name for f in app.families.values()):
+            if name not in on_disk:
                 run = app.store.runs(family=name, limit=1)
                 fam = app.store.family(run[0]["family_id"]) if run else None
                 if fam:
-                    key = f"db:{name}"
-                    app.families[key] = fam
-                    table.add_row(Text(name) + Text(" (db)", style="dim"),
-                                  str(len(fam.framings)), prompt(fam.direct), *label_cells(name),
-                                  key=key)
-        if table.row_count and not move_to_key(table, keep):
-            table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))
+                    app.families[f"db:{name}"] = fam
+                    rows[f"db:{name}"] = ("db", name, str(len(fam.framings)),
+                                          prompt(fam.direct), *label_cells(name))
+        self._show_rows(table, rows)
         self.on_resize()
         self.show_hint()
+
+    def _show_rows(self, table: DataTable, rows: dict[str, tuple]) -> None:
+        """Only what changed is redrawn: with thousands of families a refresh (back from a
+        run, the model loaded) rewrites a few cells, not every row."""
+        shown = getattr(self, "_rows", None)
+        if shown is not None and list(shown) == list(rows) and table.row_count == len(rows):
+            for key, row in rows.items():
+                if shown[key] != row:
+                    for column, old, new in zip(COLUMNS, row_cells(shown[key]),
+                                                row_cells(row)):
+                        if old != new:
+                            table.update_cell(key, column, new)
+            self._rows = rows
+            return
+        # The cursor follows the family, not the row number: rows come and go as files do.
+        keep = cursor_key(table)
+        keep_row = table.cursor_row
+        table.clear()
+        for key, row in rows.items():
+            table.add_row(*row_cells(row), key=key)
+        self._rows = rows
+        if table.row_count and not move_to_key(table, keep):
+            table.move_cursor(row=min(max(keep_row, 0), table.row_count - 1))
 
     @on(DataTable.RowHighlighted, "#families")
     def show_hint(self) -> None:
