@@ -53,12 +53,13 @@ WRAPPER = ("import resource, subprocess, sys\n"
            "sys.stderr.write(p.stderr[-300:])\n")
 
 
-def measure(args: list[str], pythonpath: str, timeout: float) -> str:
+def measure(args: list[str], pythonpath: str, timeout: float, cwd: Path) -> str:
+    # Run outside any checkout: `python -m probe` imports from the working folder first.
     env = {**os.environ, "PYTHONPATH": pythonpath}
     start = time.perf_counter()
     try:
         out = subprocess.run([sys.executable, "-c", WRAPPER, *args], capture_output=True,
-                             text=True, timeout=timeout, env=env)
+                             text=True, timeout=timeout, env=env, cwd=cwd)
     except subprocess.TimeoutExpired:
         return f"did not finish in {timeout:.0f} s"
     wall = time.perf_counter() - start
@@ -98,7 +99,7 @@ def main() -> None:
                         leftover.unlink()
                     args = ["score", str(FAMILY), "--responses", str(path), "--json",
                             "--db", str(db)] + ([] if save else ["--no-save"])
-                    cells.append(measure(args, checkout, opts.timeout))
+                    cells.append(measure(args, checkout, opts.timeout, work))
                 label = f"{title}, {'stored' if save else '--no-save'}"
                 print(f"| {label} | {' | '.join(cells)} |", flush=True)
     finally:

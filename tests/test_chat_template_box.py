@@ -261,3 +261,70 @@ def test_an_auto_map_naming_a_missing_class_is_one_sentence(tiny_model, isolated
     last = out.stderr.strip().splitlines()[-1]
     assert "Traceback" not in out.stderr, out.stderr
     assert last.startswith("probe: ") and "remote-code" in last and "OddForCausalLM" in last
+
+
+GEMMA = ("{{ bos_token }}{% for message in messages %}<start_of_turn>"
+         "{{ 'model' if message['role'] == 'assistant' else message['role'] }}\n"
+         "{{ message['content'] | trim }}<end_of_turn>\n{% endfor %}"
+         "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}")
+
+
+def _gguf_with_template(default_gguf, folder, template: str):
+    """The default model with a chat template in its metadata (gguf's own copy tool)."""
+    out = folder / "templated.gguf"
+    done = subprocess.run([sys.executable, "-m", "gguf.scripts.gguf_new_metadata",
+                           str(default_gguf), str(out), "--chat-template", template, "--force"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return out
+
+
+@pytest.fixture(scope="session")
+def templated_gguf(default_gguf, tmp_path_factory):
+    return _gguf_with_template(default_gguf, tmp_path_factory.mktemp("gguf"), GEMMA)
+
+
+def test_the_box_renders_as_llama_cpp_does():
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    for template in (GEMMA, *TEMPLATES[:3]):
+        messages = [{"role": "system", "content": "Be brief."},
+                    {"role": "user", "content": "Which butterfly?"}]
+        if "roles must alternate" in template:
+            messages = messages[1:]
+        expected = Jinja2ChatFormatter(template, eos_token="<eos>", bos_token="<bos>")(
+            messages=messages).prompt
+        got = render(ChatTemplate(template, "m", {"eos_token": "<eos>", "bos_token": "<bos>"}),
+                     [messages])
+        assert got == [expected]
+
+
+@pytest.mark.slow
+def test_a_gguf_chat_template_is_rendered_in_the_box_before_llama_cpp_samples(
+        templated_gguf, isolated):
+    from probe.backends.llama import LlamaBackend
+
+    store = Store(isolated / "probe.db")
+    backend = LlamaBackend(templated_gguf, n_ctx=512)
+    backend.load()
+    assert backend.has_chat_template
+    fam = fam_mod.Family("tiny", "Choose a random popular butterfly.",
+                         ["Which butterfly for the card?", "Which one for the garden?"])
+    runner = Runner(store, backend)
+    outcome = runner.execute(runner.create(fam, RunSettings(samples=2, max_tokens=4),
+                                           "templated"))
+    assert outcome.status == "finished" and outcome.samples_used == 4
+    prompts = {s.prompt for s in store.samples(outcome.run_id)}
+    assert "<start_of_turn>user\nWhich butterfly for the card?" in "".join(prompts)
+    assert all(p.endswith("<start_of_turn>model\n") for p in prompts)
+    backend.close()
+
+
+@pytest.mark.slow
+def test_a_hostile_gguf_template_is_one_sentence(default_gguf, isolated):
+    model = _gguf_with_template(default_gguf, isolated, HOSTILE["doubling namespace"][0])
+    out = subprocess.run([*PROBE, "run", FAMILIES / "butterfly.toml", "--model", model,
+                          "--samples", "2"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().splitlines()[-1].startswith(
+        "probe: the chat template of templated.gguf needed more than")
