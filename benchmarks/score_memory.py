@@ -64,7 +64,8 @@ def measure(args: list[str], pythonpath: str, timeout: float, cwd: Path) -> str:
         return f"did not finish in {timeout:.0f} s"
     wall = time.perf_counter() - start
     rc, kib = out.stdout.split()
-    outcome = "ok" if rc == "0" else f"exit {rc}"
+    said = (out.stderr.strip().splitlines() or [""])[-1][:120]
+    outcome = "ok" if rc == "0" else f"exit {rc}: {said}"
     return f"{int(kib) / 1024:,.0f} MiB, {wall:.0f} s ({outcome})"
 
 
