@@ -1,6 +1,7 @@
 """`probe score` on big responses files: peak memory and wall time.
 
-    python benchmarks/score_memory.py [--before PATH] [--cases a,b,c] [--timeout S]
+    python benchmarks/score_memory.py [--before PATH] [--cases distinct,few,identical]
+                                      [--modes no-save,stored] [--timeout S]
 
 Builds the files in a temporary folder, runs `probe score` on each in a fresh process
 (peak RSS from the kernel's accounting of that child only), and prints one row per case.
@@ -74,6 +75,8 @@ def main() -> None:
     parser.add_argument("--before", help="another checkout of probe, measured first")
     parser.add_argument("--cases", default="distinct,few,identical")
     parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--modes", default="no-save,stored",
+                        help="no-save, stored, or both (comma-separated)")
     opts = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="probe-score-bench-"))
     try:
@@ -92,7 +95,7 @@ def main() -> None:
         print(f"| case | {' | '.join(name for name, _ in checkouts)} |")
         print("|---|" + "---|" * len(checkouts))
         for key, (title, path) in files.items():
-            for save in (False, True):
+            for save in [m == "stored" for m in opts.modes.split(",")]:
                 cells = []
                 for _, checkout in checkouts:
                     db = work / "bench.db"
