@@ -128,6 +128,13 @@ class SafeStream:
     def closed(self) -> bool:
         return getattr(self._stream, "closed", False)
 
+    def __getattr__(self, name: str):
+        # What else a library asks of the stream (its name, line_buffering…) is the
+        # wrapped stream's; never its binary buffer, which would write past the filter.
+        if name == "buffer":
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
 
 def write_raw(stream, text: str) -> None:
     """Write probe's own control characters (``\\r``) past the filter, when there is one."""
