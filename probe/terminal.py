@@ -131,7 +131,7 @@ class SafeStream:
     def __getattr__(self, name: str):
         # What else a library asks of the stream (its name, line_buffering…) is the
         # wrapped stream's; never its binary buffer, which would write past the filter.
-        if name == "buffer":
+        if name in ("buffer", "_stream"):
             raise AttributeError(name)
         return getattr(self._stream, name)
 
