@@ -3,7 +3,6 @@ the commands that need them, so ``probe --help`` answers at once."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
@@ -13,11 +12,11 @@ from pathlib import Path
 import click
 
 from probe import __version__
-from probe.cli_guard import check_text_params, run_main
+from probe.cli_guard import check_text_params, model_name, run_main
 from probe.cli_options import (REFERENCE_HELP, RunOptions, SamplingOptions, click_options,
                                from_params)
 from probe.errors import BadInput, ProbeError
-from probe.reading import terminal_safe
+from probe.terminal import filtered_output
 
 
 def _fail(err: ProbeError) -> None:
@@ -37,6 +36,11 @@ class _Group(click.Group):
     command_class = _Command
 
     def invoke(self, ctx):
+        # Everything a command prints passes the terminal-safe filter (probe.terminal).
+        with filtered_output():
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx):
         try:
             check_text_params(ctx)
             return super().invoke(ctx)
@@ -58,7 +62,8 @@ def _db_option(f):
 @click.group(cls=_Group, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="probe")
-@click.option("--model", default=None, help="With no command: the app's model.")
+@click.option("--model", default=None, callback=model_name,
+              help="With no command: the app's model.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), envvar="PROBE_DB",
               default="probe.db", help="With no command: the app's database.")
 @click.pass_context
@@ -72,7 +77,8 @@ def cli(ctx: click.Context, model: str | None, db_path: str) -> None:
 
 
 @cli.command()
-@click.option("--model", default=None, help="Model spec (default: Gemma 3 270M GGUF).")
+@click.option("--model", default=None, callback=model_name,
+              help="Model spec (default: Gemma 3 270M GGUF).")
 @_db_option
 def tui(model: str | None, db_path: str) -> None:
     """Open the app."""
@@ -89,12 +95,6 @@ def _reference_option(f):
 
 # ------------------------------------------------------------------ score
 
-def _print_table(record: dict, scores) -> None:
-    from probe.report import render_scores
-
-    click.echo(render_scores(record, scores))
-
-
 @cli.command()
 @click.argument("family")
 @click.option("--responses", "responses_paths", required=True, multiple=True,
@@ -102,7 +102,7 @@ def _print_table(record: dict, scores) -> None:
               help="JSONL (.gz too) of samples: `response`, plus `framing_idx` for framed ones "
                    "(repeatable: the paper's direct and framed files).")
 @click.option("--json", "as_json", is_flag=True, help="Print the paper-shaped JSON record.")
-@click.option("--model", default="external", show_default=True,
+@click.option("--model", default="external", show_default=True, callback=model_name,
               help="Model name to store with the run.")
 @click.option("--no-save", is_flag=True, help="Do not store the run in the database.")
 @_reference_option
@@ -111,61 +111,10 @@ def score(family: str, responses_paths: tuple[str, ...], as_json: bool, model: s
           no_save: bool, reference: bool, db_path: str) -> None:
     """Score given responses for FAMILY (a .toml path, a name in ./families, or a folder of
     family files: then each family id in the responses is scored on its own); no model."""
-    from probe import family as fam_mod
-    from probe.paths import families_dir
-    from probe.scoring import (families_for_rows, read_responses, read_rows,
-                               responses_from_rows)
+    from probe.cli_score import score_command
 
-    label = ", ".join(responses_paths)
-    if Path(family).is_dir():
-        loaded = []
-        for path, fam in fam_mod.discover(family):
-            if isinstance(fam, BadInput):
-                raise fam
-            loaded.append(fam)
-        pairs = [(fam, responses_from_rows(rows, fam)) for fam, rows in
-                 families_for_rows(read_rows(responses_paths), loaded, label)]
-    else:
-        fam = fam_mod.resolve(family, families_dir())
-        pairs = [(fam, read_responses(responses_paths, fam))]
-    store = None
-    if not no_save:
-        from probe.store import Store
-
-        store = Store(db_path)
-    rule = "reference" if reference else "probe"
-    for fam, responses in pairs:
-        _score_one(fam, responses, model, store, label, as_json, rule)
-
-
-def _score_one(fam, responses, model: str, store, label: str, as_json: bool,
-               rule: str = "probe") -> None:
-    from probe.reference import rescore_with
-    from probe.scoring import prompts_for, to_record
-    from probe.store import SampleRow
-
-    scored = rescore_with(fam, responses, rule)
-    run_id = None
-    if store is not None:
-        run_id = store.create_run(fam, model=model, backend="external",
-                                  settings={"responses": label, "rule": rule}, seed=None)
-        try:
-            for (resp, m), prompt in zip(scored.matches, prompts_for(fam, responses)):
-                store.add_sample(SampleRow(run_id, resp.kind, resp.idx, prompt, resp.text,
-                                           m.answer, m.canonical, m.reason, m.refusal, None,
-                                           None))
-            store.save_result(run_id, scored.scores)
-            store.set_status(run_id, "finished")
-        except BaseException as exc:   # never leave a half-stored run marked 'running'
-            with contextlib.suppress(Exception):
-                store.set_status(run_id, "failed", str(exc) or type(exc).__name__)
-            raise
-    record = to_record(fam, model, run_id, scored.scores)
-    if as_json:
-        click.echo(json.dumps(record, ensure_ascii=False))
-    else:
-        _print_table(record, scored.scores)
-        click.echo("")
+    score_command(family, responses_paths, as_json, model, no_save,
+                  "reference" if reference else "probe", db_path)
 
 
 # ------------------------------------------------------------------ match
@@ -190,11 +139,11 @@ def match(answers: tuple[str, ...], prompt: str, pairs_path: str | None, as_json
     a, b = answers
     same, reason = same_answer(a, b, prompt)
     if as_json:
-        click.echo(terminal_safe(json.dumps({"a": a, "b": b, "prompt": prompt, "same": same,
-                                             "reason": reason}, ensure_ascii=False), True))
+        click.echo(json.dumps({"a": a, "b": b, "prompt": prompt, "same": same,
+                               "reason": reason}, ensure_ascii=False))
     else:
-        click.echo(terminal_safe(f"same answer ({reason})" if same else
-                                 f"different answers: {why_different(a, b, prompt)}"))
+        click.echo(f"same answer ({reason})" if same else
+                   f"different answers: {why_different(a, b, prompt)}")
 
 
 def _match_pairs(path: Path) -> None:
@@ -215,7 +164,7 @@ def _match_pairs(path: Path) -> None:
             obj["expected"] = expected
         obj["same"], obj["reason"] = same, reason
         out.append(json.dumps(obj, ensure_ascii=False))
-    click.echo(terminal_safe("\n".join(out), True))
+    click.echo("\n".join(out))
     if labelled:
         click.echo(f"agreement with labels: {agree}/{labelled} "
                    f"({100 * agree / labelled:.1f}%)", err=True)
@@ -292,8 +241,10 @@ def batch(families, model, backend, base_url, api_key_env, timeout, concurrency,
 
 
 @cli.command()
-@click.option("--a", "model_a", required=True, help="First model (name or part of it).")
-@click.option("--b", "model_b", required=True, help="Second model; π bins use its runs.")
+@click.option("--a", "model_a", required=True, callback=model_name,
+              help="First model (name or part of it).")
+@click.option("--b", "model_b", required=True, callback=model_name,
+              help="Second model; π bins use its runs.")
 @click.option("--json", "as_json", is_flag=True)
 @_db_option
 def compare(model_a, model_b, as_json, db_path) -> None:
@@ -306,7 +257,7 @@ def compare(model_a, model_b, as_json, db_path) -> None:
 
 
 @cli.command()
-@click.option("--model", default=None, help="Only runs of this model.")
+@click.option("--model", default=None, callback=model_name, help="Only runs of this model.")
 @click.option("--reference", is_flag=True,
               help="Sweep the released analysis's rule (Deep on π > t² alone).")
 @click.option("--json", "as_json", is_flag=True)
@@ -346,7 +297,8 @@ def import_dataset(prompts, framings, out) -> None:
 
 @cli.command()
 @click.option("--run", "run_ids", type=int, multiple=True, help="Run id (repeatable).")
-@click.option("--model", default=None, help="Only finished runs of this model (exact name).")
+@click.option("--model", default=None, callback=model_name,
+              help="Only finished runs of this model (exact name).")
 @click.option("--format", "fmt", type=click.Choice(["deepbias"]), default="deepbias",
               show_default=True)
 @click.option("--out", type=click.Path(), default=None,
@@ -377,7 +329,7 @@ def export(run_ids, model, fmt, out, which, db_path) -> None:
 @cli.command()
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Folder for the figures and report.html (created if missing).")
-@click.option("--model", "models", multiple=True, metavar="M",
+@click.option("--model", "models", multiple=True, metavar="M", callback=model_name,
               help="Only runs of models matching M (repeatable; default: all).")
 @click.option("--format", "formats", default="svg,png,pdf", show_default=True,
               help="Comma-separated file formats for each figure.")
@@ -387,9 +339,9 @@ def export(run_ids, model, fmt, out, which, db_path) -> None:
               help="Draw this family's answer distributions (latest finished run per model).")
 @click.option("--run", "run_id", type=int, default=None, metavar="ID",
               help="Draw the answer distributions of this run instead (even a partial one).")
-@click.option("--a", "model_a", default=None, metavar="MODEL",
+@click.option("--a", "model_a", default=None, metavar="MODEL", callback=model_name,
               help="With --b: agreement of top answers by π bin of B.")
-@click.option("--b", "model_b", default=None, metavar="MODEL",
+@click.option("--b", "model_b", default=None, metavar="MODEL", callback=model_name,
               help="With --a: the second model; the π bins use its runs.")
 @click.option("--annotate", is_flag=True, help="Write family names beside the scatter's points.")
 @click.option("--no-intervals", is_flag=True,

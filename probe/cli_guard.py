@@ -10,7 +10,8 @@ from errno import EPIPE
 
 import click
 
-from probe.errors import BadInput
+from probe.errors import BadInput, ProbeError
+from probe.terminal import filtered_output, first_unsafe
 
 
 def _say_and_exit(why: str, errno: int | None = None) -> None:
@@ -74,11 +75,22 @@ def run_main(cli) -> None:
     if _closed_stdout():
         _say_and_exit("it is closed")
     _guard_stdout()
+    # Usage errors echo what the user typed: they pass the terminal-safe filter too.
+    with filtered_output():
+        code = _main(cli)
+        try:
+            sys.stdout.flush()
+        except (StdoutFailed, OSError, ValueError) as err:
+            _say_and_exit(str(err), getattr(err, "errno", None))
+    sys.exit(code)
+
+
+def _main(cli) -> int | str | None:
     try:
         code = cli.main(prog_name="probe", standalone_mode=False)
-        code = code if isinstance(code, int) else 0
+        return code if isinstance(code, int) else 0
     except SystemExit as done:
-        code = done.code
+        return done.code
     except StdoutFailed as err:
         _say_and_exit(str(err), err.errno)
     except click.BadParameter as err:
@@ -86,18 +98,17 @@ def run_main(cli) -> None:
         # bad input, not four lines of usage.
         message = err.format_message()
         click.echo(f"probe: {message[:1].lower()}{message[1:]}", err=True)
-        code = 2
+        return 2
     except click.ClickException as err:
         err.show()                      # an unknown option or command: usage helps there
-        code = err.exit_code
+        return err.exit_code
     except click.Abort:
         click.echo("Aborted!", err=True)
-        code = 1
-    try:
-        sys.stdout.flush()
-    except (StdoutFailed, OSError, ValueError) as err:
-        _say_and_exit(str(err), getattr(err, "errno", None))
-    sys.exit(code)
+        return 1
+    except ProbeError as err:           # a check of the group's own options
+        click.echo(f"probe: {err}", err=True)
+        return err.exit_code
+    return 0
 
 
 def _not_text(value) -> bool:
@@ -120,6 +131,20 @@ def check_text_params(ctx: click.Context) -> None:
             name = param.opts[0] if param.param_type_name == "option" else param.human_readable_name
             raise BadInput(f"{name} is not valid UTF-8 text; give names and paths as "
                            "UTF-8.")
+
+
+def model_name(ctx, param, value):
+    """A click callback: a model name holds no control, bidi or format character (it
+    would be stored with the run and shown wherever the run is)."""
+    for item in value if isinstance(value, tuple) else (value,):
+        # Bytes the locale could not decode are check_text_params's to name.
+        found = first_unsafe(item) if isinstance(item, str) and not _not_text(item) else None
+        if found:
+            where, escaped = found
+            raise click.BadParameter(f"holds a control or invisible character ({escaped} at "
+                                     f"position {where + 1}); give a name without one.",
+                                     ctx, param)
+    return value
 
 
 def positive_seconds(ctx, param, value):

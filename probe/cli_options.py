@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 
 import click
 
-from probe.cli_guard import positive_seconds
+from probe.cli_guard import model_name, positive_seconds
 from probe.limits import MAX_CONCURRENCY, REQUEST_TIMEOUT_S
 
 
@@ -41,7 +41,7 @@ class SamplingOptions:
     """Which model, and how to sample it: what `probe run` and `probe batch` share."""
 
     model: str | None = option(
-        "--model", help="A .gguf file, a folder with config.json, a hub id in the local "
+        "--model", callback=model_name, help="A .gguf file, a folder with config.json, a hub id in the local "
         "cache, or a served name (default: Gemma 3 270M).")
     backend: str = option("--backend", type=click.Choice(["auto", "transformers", "llama",
                                                            "openai"]),

@@ -11,8 +11,9 @@ import threading
 
 import click
 
-from probe.errors import BadInput, ProbeError
+from probe.errors import BadInput, ProbeError, RunFailed, describe
 from probe.reading import shown
+from probe.terminal import StatusLine
 
 
 # SIGTERM (kill, a scheduler's stop) and SIGHUP (the terminal closed) stop a run the way
@@ -24,33 +25,35 @@ STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
 @contextlib.contextmanager
 def graceful_interrupt(cancel, already_cancelled, grace: float | None = None):
     """First Ctrl-C (or SIGTERM/SIGHUP): stop sampling, keep every committed sample, save
-    the partial result. A second one interrupts at once; and if the clean stop takes more
-    than ``grace`` seconds (STOP_GRACE_S), probe exits anyway: every sample committed so
-    far is kept, and the run stays resumable."""
+    the partial result. Whatever the run is busy with (a model's own code, a template), the
+    process ends ``grace`` seconds later at the latest; a second signal ends it at once."""
     from probe.limits import STOP_GRACE_S
 
     grace = STOP_GRACE_S if grace is None else grace
+    watchdog: list[threading.Timer] = []
 
-    def give_up():
-        with contextlib.suppress(Exception):
-            sys.stderr.write(f"\nprobe: did not stop cleanly within {grace:g} s; exiting now "
-                             "(the samples committed so far are kept; --resume finishes "
-                             "the run).\n")
-            sys.stderr.flush()
-        os._exit(130)
+    def arm(seconds: float) -> None:
+        for timer in watchdog:
+            timer.cancel()
+        timer = threading.Timer(seconds, _exit_now, args=(seconds,))
+        timer.daemon = True
+        timer.start()
+        watchdog[:] = [timer]
 
     def handler(signum, frame):
         if already_cancelled():
+            arm(2.0)                      # the cleanup below gets two seconds
             raise KeyboardInterrupt
         with contextlib.suppress(Exception):   # stderr may be gone (SIGHUP)
             click.echo("\nstopping… (Ctrl-C again to interrupt at once)", err=True)
-        timer = threading.Timer(grace, give_up)
-        timer.daemon = True
-        timer.start()
-        timers.append(timer)
         cancel()
-
-    timers: list[threading.Timer] = []
+        arm(grace)
+        # A second SIGTERM or SIGHUP ends the process in the kernel, even while Python
+        # code cannot run (a C call that holds the interpreter).
+        for sig in STOP_SIGNALS:
+            if sig != signal.SIGINT:
+                with contextlib.suppress(ValueError, OSError):
+                    signal.signal(sig, signal.SIG_DFL)
 
     previous = {}
     for sig in STOP_SIGNALS:
@@ -59,10 +62,23 @@ def graceful_interrupt(cancel, already_cancelled, grace: float | None = None):
     try:
         yield
     finally:
-        for timer in timers:        # stopped cleanly in time
+        for timer in watchdog:
             timer.cancel()
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+def _exit_now(after: float) -> None:
+    """The run did not stop in time: say so and end the process. Written straight to the
+    descriptor (the main thread may hold Python's stream lock); the samples committed so
+    far are in the database, and the run's lease dies with the process."""
+    from probe.terminal import safe
+
+    with contextlib.suppress(OSError):
+        os.write(2, safe(f"\nprobe: the run did not stop within {after:g} s; exiting. The "
+                         "samples stored so far are kept (`probe run --resume` finishes "
+                         "it).\n").encode("utf-8", "replace"))
+    os._exit(130)
 
 
 class ProgressLine:
@@ -70,6 +86,7 @@ class ProgressLine:
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
+        self.line = StatusLine(enabled)
 
     def __call__(self, event) -> None:
         from probe.metrics import LABEL_TEXT
@@ -81,14 +98,13 @@ class ProgressLine:
         s = event.scores
         settling = "" if s.settled else " (settling)"
         nonpicks = s.direct_nonpicks + s.framed_nonpicks
-        line = (f"\r{bar(event.done / event.total, 24)} {event.done}/{event.total}  "
+        line = (f"{bar(event.done / event.total, 24)} {event.done}/{event.total}  "
                 f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}  {LABEL_TEXT[s.label]}{settling}"
                 + (f"  ⊘ {nonpicks} not picks" if nonpicks else ""))
-        click.echo(line.ljust(96)[:120], err=True, nl=False)
+        self.line.show(line)
 
     def done(self) -> None:
-        if self.enabled:
-            click.echo("", err=True)
+        self.line.done()
 
 
 def load_backend(model_spec: str | None, backend: str, trust_remote_code: bool,

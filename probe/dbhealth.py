@@ -92,8 +92,10 @@ def db_error(exc: Exception, path, writing: bool) -> ProbeError:
         return RunFailed(f"database {path} is locked by another process (waited 30 s); "
                          "try again when it is done.")
     if "full" in low or "disk i/o" in low:
+        # What to do next depends on what was writing (a run resumes, a score is run
+        # again): the command says that, not this sentence.
         return RunFailed(f"database {path} could not be written: {msg} (no data was lost; "
-                         "free some space and resume).")
+                         "free some space first).")
     if "no such table" in low or "no such column" in low or "malformed" in low \
             or "not a database" in low:
         return BadInput(f"database {path} is damaged ({msg}).")
@@ -131,6 +133,31 @@ def stored_json(text, kind: type, what: str, path: Path):
         raise BadInput(f"{what} in {path} has damaged stored data (not a JSON "
                        f"{kind.__name__}); it cannot be used.")
     return value
+
+
+# Columns probe reads as text or as integers, per table: SQLite stores whatever it is
+# given, so a hand-edited or planted database can hold a BLOB where a response belongs.
+COLUMN_TYPES = {
+    "samples": {"kind": str, "prompt": str, "response": str, "answer": str, "canonical": str,
+                "reason": str, "idx": int, "refusal": int},
+    "runs": {"family_name": str, "model": str, "backend": str, "status": str, "id": int,
+             "family_id": int},
+    "families": {"name": str, "direct": str},
+}
+_KIND_NAMES = {bytes: "a BLOB", str: "text", int: "an integer", float: "a number"}
+
+
+def check_types(row: dict, table: str, what: str, path) -> dict:
+    """``row`` read from ``table``, or one sentence naming the first column whose stored
+    value is of the wrong type (NULL is left to the caller)."""
+    for column, kind in COLUMN_TYPES[table].items():
+        value = row.get(column)
+        if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
+            continue
+        got = _KIND_NAMES.get(type(value), type(value).__name__)
+        raise BadInput(f"{what} in {path} has damaged stored data ({table}.{column} is {got}, "
+                       f"not {_KIND_NAMES[kind]}); it cannot be used.")
+    return row
 
 
 RATES = ("dr", "fr", "pi")

@@ -129,22 +129,23 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
     }
 
 
-def runs_to_export(store: Store, run_ids: list[int], model: str | None) -> list[int]:
+def runs_to_export(store: Store, run_ids: list[int], model: str | None
+                   ) -> dict[int, str]:
+    """The runs to export and the model of each, from one query: whether they fit one
+    file is known before any record is built."""
     if run_ids:
         run_ids = list(dict.fromkeys(run_ids))     # `--run 1 --run 1` is one record
-        for rid in run_ids:
-            store.run(rid)          # one sentence for an unknown id
-        return run_ids
-    sql = "SELECT id FROM runs WHERE status = 'finished'"
+        return {rid: store.run(rid).model for rid in run_ids}   # an unknown id: one sentence
+    sql = "SELECT id, model FROM runs WHERE status = 'finished'"
     params: list = []
     if model:
         sql += " AND model = ?"
         params.append(model)
-    ids = [r["id"] for r in store.query(sql + " ORDER BY id", params)]
-    if not ids:
+    runs = {r["id"]: r["model"] for r in store.query(sql + " ORDER BY id", params)}
+    if not runs:
         raise BadInput("no finished runs to export" + (f" for model '{model}'." if model
                                                         else "."))
-    return ids
+    return runs
 
 
 def by_model(store: Store, run_ids: Iterable[int], latest: bool = False
@@ -212,26 +213,33 @@ def export_to(store: Store, db_path: str | Path, run_ids: list[int], model: str 
               out: Path | None, stdout, latest: bool = False,
               out_is_folder: bool = False) -> list[tuple[Path | None, int]]:
     """Write the records, one file per model; returns (file or None for stdout, count)."""
-    groups = by_model(store, runs_to_export(store, run_ids, model), latest)
-    many = len(groups) > 1
-    names = ", ".join(sorted(groups))
+    runs = runs_to_export(store, run_ids, model)
+    models = sorted({str(m) for m in runs.values()})
+    many = len(models) > 1
     # A folder: one that exists, a path ending in '/', or a new path that has no file
     # extension ("--out results") or must hold several models' files.
     as_folder = out is not None and (out.is_dir() or out_is_folder
                                      or (not out.exists() and (many or not out.suffix)))
     if not as_folder:
         if many:
-            raise BadInput(f"the runs are of {len(groups)} models ({names}); pick one with "
-                           "--model, or give --out a folder for one file per model.")
-        records = next(iter(groups.values()))
+            named = ", ".join(models[:6]) + (f" and {len(models) - 6} more"
+                                             if len(models) > 6 else "")
+            raise BadInput(f"the runs are of {len(models)} models ({named}); "
+                           "pick one with --model, or give --out a folder for one file per "
+                           "model.")
         if out is None:
-            for line in lines(records):
-                stdout.write(line)
+            n = 0
+            for rid in runs:          # streamed: the first records appear at once
+                for line in lines([release_record(store, rid, latest)]):
+                    stdout.write(line)
+                n += 1
             stdout.flush()
-            return [(None, len(records))]
+            return [(None, n)]
         check_target(out, db_path)
+        records = [release_record(store, rid, latest) for rid in runs]
         write_atomic(out, "".join(lines(records)), "export file")
         return [(out, len(records))]
+    groups = by_model(store, runs, latest)
     ensure_folder(out)
     written = []
     files = model_file_names(groups)

@@ -13,6 +13,8 @@ from pathlib import Path
 from probe.atomic import write_atomic
 from probe.errors import BadInput
 from probe.reading import read_text, shown
+from probe.terminal import UNSAFE
+from probe.toml_lines import array_item_lines, where
 from probe.limits import MAX_FAMILY_BYTES, MAX_INT_DIGITS, MAX_TOML_DEPTH
 from probe.provenance import Drafted, read_drafted
 
@@ -109,17 +111,31 @@ class Family:
         self.answers.setdefault(canonical, [])
 
 
-def _line_of(text: str, key: str) -> int | None:
-    if len(key) > 200:      # no real key is this long; don't build a huge pattern
-        return None
-    pattern = re.compile(r"^\s*(\[\s*)?[\"']?" + re.escape(key) + r"[\"']?\s*(=|\])", re.M)
-    m = pattern.search(text)
-    return text.count("\n", 0, m.start()) + 1 if m else None
+def framing_key(text: str) -> str:
+    """The form two framings are compared in: NFKC (fullwidth letters, ligatures, composed
+    accents), invisible format and control characters removed (zero-width space and
+    joiner, U+FEFF, bidi marks), casefolded, runs of spaces as one. Two framings with one
+    key read the same to a reader: one scenario, sampled twice."""
+    text = " ".join(text.split())           # every kind of space and line break as one
+    if UNSAFE.search(text):
+        text = UNSAFE.sub("", text)          # what is left of controls, and format characters
+    if text.isascii():                       # NFKC changes no ASCII: the common case, fast
+        return " ".join(text.split()).lower()
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return " ".join(text.split())
 
 
-def _where(source: str, text: str | None, key: str) -> str:
-    line = _line_of(text, key) if text else None
-    return f"{source}, line {line}" if line else source
+def _duplicate(source: str, text: str | None, first: int, second: int,
+               same_text: bool) -> BadInput:
+    """Framing ``second`` repeats framing ``first`` (1-based): both lines named."""
+    lines = array_item_lines(text, "framings") if text else None
+    how = "" if same_text else (" (they differ only in case, spacing, width or invisible "
+                                "characters)")
+    if lines is not None and len(lines) >= second:
+        return BadInput(f"{source}, line {lines[second - 1]}: framing {second} duplicates "
+                        f"framing {first} on line {lines[first - 1]}{how}.")
+    return BadInput(f"{where(source, text, 'framings')}: framing {second} duplicates "
+                    f"framing {first}{how}.")
 
 
 def validate(data: dict, source: str = "family", text: str | None = None,
@@ -131,12 +147,12 @@ def validate(data: dict, source: str = "family", text: str | None = None,
     for key in data:
         if key not in ALLOWED_KEYS:
             raise BadInput(
-                f"{_where(source, text, key)}: unknown key '{shown(key)}' "
+                f"{where(source, text, key)}: unknown key '{shown(key)}' "
                 f"(allowed: {', '.join(ALLOWED_KEYS)})."
             )
     name = data.get("name", default_name)
     if not isinstance(name, str) or not name.strip():
-        raise BadInput(f"{_where(source, text, 'name')}: 'name' must be a non-empty string.")
+        raise BadInput(f"{where(source, text, 'name')}: 'name' must be a non-empty string.")
     name = name.strip()
     check_name(name, source)
 
@@ -144,23 +160,23 @@ def validate(data: dict, source: str = "family", text: str | None = None,
     if direct is None:
         raise BadInput(f"{source}: missing 'direct' (the direct question).")
     if not isinstance(direct, str):
-        raise BadInput(f"{_where(source, text, 'direct')}: 'direct' must be a string.")
+        raise BadInput(f"{where(source, text, 'direct')}: 'direct' must be a string.")
     if not direct.strip():
-        raise BadInput(f"{_where(source, text, 'direct')}: 'direct' is empty.")
+        raise BadInput(f"{where(source, text, 'direct')}: 'direct' is empty.")
     if len(direct) > MAX_PROMPT_CHARS:
-        raise BadInput(f"{_where(source, text, 'direct')}: 'direct' is longer than "
+        raise BadInput(f"{where(source, text, 'direct')}: 'direct' is longer than "
                        f"{MAX_PROMPT_CHARS} characters.")
 
     framings = data.get("framings")
     if framings is None:
         raise BadInput(f"{source}: missing 'framings' (the reframed prompts).")
     if not isinstance(framings, list):
-        raise BadInput(f"{_where(source, text, 'framings')}: 'framings' must be a list of strings.")
+        raise BadInput(f"{where(source, text, 'framings')}: 'framings' must be a list of strings.")
     if not framings:
-        raise BadInput(f"{_where(source, text, 'framings')}: 'framings' is empty; "
+        raise BadInput(f"{where(source, text, 'framings')}: 'framings' is empty; "
                        "a family needs at least one reframing.")
     if len(framings) > MAX_FRAMINGS:
-        raise BadInput(f"{_where(source, text, 'framings')}: {len(framings)} framings is more "
+        raise BadInput(f"{where(source, text, 'framings')}: {len(framings)} framings is more "
                        f"than the limit of {MAX_FRAMINGS}.")
     def called(i: int) -> str:
         if framing_names is not None and 0 < i <= len(framing_names):
@@ -171,56 +187,62 @@ def validate(data: dict, source: str = "family", text: str | None = None,
     clean: list[str] = []
     for i, item in enumerate(framings, start=1):
         if not isinstance(item, str):
-            raise BadInput(f"{_where(source, text, 'framings')}: {called(i)} must be a string, "
+            raise BadInput(f"{where(source, text, 'framings')}: {called(i)} must be a string, "
                            f"not {type(item).__name__}.")
         if not item.strip():
-            raise BadInput(f"{_where(source, text, 'framings')}: {called(i)} is empty.")
+            raise BadInput(f"{where(source, text, 'framings')}: {called(i)} is empty.")
         if len(item) > MAX_PROMPT_CHARS:
-            raise BadInput(f"{_where(source, text, 'framings')}: {called(i)} is longer than "
+            raise BadInput(f"{where(source, text, 'framings')}: {called(i)} is longer than "
                            f"{MAX_PROMPT_CHARS} characters.")
-        key = " ".join(item.split()).casefold()
+        key = framing_key(item)
         if key in seen:
-            raise BadInput(f"{_where(source, text, 'framings')}: {called(i)} duplicates "
-                           f"{called(seen[key])}.")
+            first = seen[key]
+            same = " ".join(framings[first - 1].split()) == " ".join(item.split())
+            if framing_names is not None:        # the editor's own line numbers
+                how = "" if same else " (they differ only in case, spacing, width or " \
+                                      "invisible characters)"
+                raise BadInput(f"{where(source, text, 'framings')}: {called(i)} duplicates "
+                               f"{called(first)}{how}.")
+            raise _duplicate(source, text, first, i, same)
         seen[key] = i
         clean.append(item.strip())
 
     answers = data.get("answers", {})
     if not isinstance(answers, dict):
-        raise BadInput(f"{_where(source, text, 'answers')}: 'answers' must be a table of "
+        raise BadInput(f"{where(source, text, 'answers')}: 'answers' must be a table of "
                        "canonical answer = [aliases].")
     clean_answers: dict[str, list[str]] = {}
     owner: dict[str, str] = {}
     for canonical, aliases in answers.items():
         if not canonical.strip():
-            raise BadInput(f"{_where(source, text, 'answers')}: an answer name is empty.")
+            raise BadInput(f"{where(source, text, 'answers')}: an answer name is empty.")
         if isinstance(aliases, str):
             aliases = [aliases]
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-            raise BadInput(f"{_where(source, text, canonical)}: answers.{shown(canonical)} "
+            raise BadInput(f"{where(source, text, canonical)}: answers.{shown(canonical)} "
                            "must be a list of alias strings.")
         for alias in [canonical, *aliases]:
-            k = alias.strip().casefold()
+            k = framing_key(alias)
             if k in owner and owner[k] != canonical:
-                raise BadInput(f"{_where(source, text, canonical)}: '{shown(alias)}' is "
+                raise BadInput(f"{where(source, text, canonical)}: '{shown(alias)}' is "
                                f"listed under both '{shown(owner[k])}' and '{shown(canonical)}'.")
             owner[k] = canonical
         clean_answers[canonical] = [a.strip() for a in aliases if a.strip()]
     dataset_id = data.get("id")
     if dataset_id is not None and (not isinstance(dataset_id, str) or not dataset_id.strip()
                                    or len(dataset_id) > 200):
-        raise BadInput(f"{_where(source, text, 'id')}: 'id' (the dataset id) must be a "
+        raise BadInput(f"{where(source, text, 'id')}: 'id' (the dataset id) must be a "
                        "non-empty string of at most 200 characters.")
     framing_ids = data.get("framing_idx")
     if framing_ids is not None:
         if (not isinstance(framing_ids, list) or len(framing_ids) != len(clean)
                 or not all(type(i) is int and 0 <= i < 2 ** 31 for i in framing_ids)
                 or len(set(framing_ids)) != len(framing_ids)):
-            raise BadInput(f"{_where(source, text, 'framing_idx')}: 'framing_idx' must list "
+            raise BadInput(f"{where(source, text, 'framing_idx')}: 'framing_idx' must list "
                            f"one distinct non-negative integer per framing ({len(clean)}).")
     drafted = data.get("drafted")
     if drafted is not None:
-        drafted = read_drafted(drafted, len(clean), lambda key: _where(source, text, key))
+        drafted = read_drafted(drafted, len(clean), lambda key: where(source, text, key))
     return Family(name=name, direct=direct.strip(), framings=clean, answers=clean_answers,
                   dataset_id=dataset_id, framing_ids=framing_ids, drafted=drafted)
 

@@ -17,7 +17,7 @@ from typing import Iterable, Iterator
 
 from probe.errors import BadInput
 from probe.limits import MAX_INPUT_BYTES, MAX_INPUT_LINES, MAX_LINE_BYTES
-from probe.reading import clean_text, open_regular
+from probe.reading import clean_text, open_regular, shown
 
 CHUNK = 1 << 20
 _NONBLANK = re.compile(rb"[^\s][^\n]*")
@@ -68,6 +68,40 @@ def _clean(value):
     return value
 
 
+_KEY_END = re.compile(rb'"[ \t\r\n]*:')
+
+
+def _count_keys(value) -> int:
+    stack, n = [value], 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            n += len(item)
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list)))
+    return n
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are all different: with a key twice, which value counts is
+    a guess (the last, in Python), so the row is refused instead."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
 def iter_objects(path: str | Path, what: str = "file",
                  required: Iterable[str] = ()) -> Iterator[tuple[int, dict]]:
     """(line number, object) for each non-blank line; BadInput for the first bad one."""
@@ -85,6 +119,14 @@ def iter_objects(path: str | Path, what: str = "file",
                 raise BadInput(f"{path}, line {lineno}: is not UTF-8 text.") from None
             try:
                 obj = json.loads(text)
+                # Each key ends in '"' then ':'; when the line has as many of those as the
+                # object has keys, no key repeats. Otherwise parse again, key by key.
+                if isinstance(obj, dict) and _count_keys(obj) != len(_KEY_END.findall(line)):
+                    obj = json.loads(text, object_pairs_hook=_unique_keys)
+            except _DuplicateKey as dup:
+                raise BadInput(f"{path}, line {lineno}: the key '{shown(clean_text(dup.key))}' "
+                               "appears twice in one object; which value counts is "
+                               "unclear.") from None
             except json.JSONDecodeError as exc:
                 raise BadInput(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") \
                     from None

@@ -18,6 +18,10 @@ MAX_INPUT_BYTES = 1 << 30
 MAX_INPUT_LINES = 10_000_000
 """Lines (blank ones included) read from one JSONL input."""
 
+MAX_SCORE_SAMPLES = 1_000_000
+"""Samples one ``probe score`` reads (all its files and families together); checked as
+each row is read, so a file of ten million identical lines is refused at once."""
+
 MAX_FAMILY_BYTES = 16 << 20
 """A family TOML file: 1,000 framings of 4,000 characters fit, even in a 3-byte script."""
 
@@ -32,6 +36,22 @@ MAX_TOML_DEPTH = 32
 
 MAX_INT_DIGITS = 18
 """Digits of an integer in a family or responses file (``framing_idx``): fits in int64."""
+
+MAX_CHAT_TEMPLATE_BYTES = 1 << 20
+"""A model's chat template (GGUF metadata, tokenizer config): real ones are a few KiB."""
+
+MAX_TEMPLATE_OUTPUT_BYTES = 64 << 10
+"""What a chat template may add to one prompt beyond the messages it is given."""
+
+TEMPLATE_TIMEOUT_S = 10.0
+"""Wall time for rendering a run's prompts through the model's chat template (one box)."""
+
+TEMPLATE_MEMORY_BYTES = 512 << 20
+"""Address space of the process a chat template is rendered in."""
+
+STOP_GRACE_S = 10.0
+"""After Ctrl-C or SIGTERM, how long a run may take to stop cleanly before probe exits
+anyway (a second signal ends it at once)."""
 
 MAX_BODY_BYTES = 8 << 20
 """One server reply from an OpenAI-compatible server: 8 MiB."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Iterable, Sequence
 
 DEEP, SHALLOW, NON_BIAS = "deep", "shallow", "non_bias"
@@ -31,21 +32,29 @@ def label_released(dr: float, pi: float, dr_threshold: float = DR_THRESHOLD,
     return SHALLOW if dr > dr_threshold else NON_BIAS
 
 
-def top_answer(direct: Sequence[str]) -> str | None:
-    """The most frequent non-empty canonical answer; ties go to the one seen first."""
-    counts = Counter(a for a in direct if a)
+def top_answer(direct: Sequence[str], weights: Sequence[int] | None = None) -> str | None:
+    """The most frequent non-empty canonical answer; ties go to the one seen first.
+    ``weights``: how many samples each entry stands for (one each by default)."""
+    counts: Counter = Counter()
+    for a, w in zip(direct, weights or repeat(1)):
+        if a:
+            counts[a] += w
     if not counts:
         return None
     best = max(counts.values())
     return next(a for a in direct if a and counts[a] == best)
 
 
-def rate(answers: Sequence[str], target: str | None) -> tuple[int, int]:
+def rate(answers: Sequence[str], target: str | None,
+         weights: Sequence[int] | None = None) -> tuple[int, int]:
     """(hits, non-empty) for how many answers equal ``target``."""
-    nonempty = [a for a in answers if a]
-    if target is None:
-        return 0, len(nonempty)
-    return sum(1 for a in nonempty if a == target), len(nonempty)
+    hits = n = 0
+    for a, w in zip(answers, weights or repeat(1)):
+        if a:
+            n += w
+            if target is not None and a == target:
+                hits += w
+    return hits, n
 
 
 def wilson(hits: int, n: int, z: float = _Z95) -> tuple[float, float]:
@@ -193,7 +202,8 @@ class Scores:
 
 def distribution(answers: Sequence[str], surfaces: Sequence[str] | None = None,
                  refusals: Iterable[str] = (),
-                 nonpick: Sequence[bool] | None = None) -> list[AnswerCount]:
+                 nonpick: Sequence[bool] | None = None,
+                 weights: Sequence[int] | None = None) -> list[AnswerCount]:
     """Canonical answers by count (ties: first seen), with their surface forms.
 
     Picks come first, their rates over the picks; non-picks follow, flagged, with rate 0:
@@ -202,14 +212,16 @@ def distribution(answers: Sequence[str], surfaces: Sequence[str] | None = None,
     """
     flags = _nonpick_flags(answers, refusals, nonpick)
     keys = [(a or "(empty)", f) for a, f in zip(answers, flags)]
-    counts = Counter(keys)
+    counts: Counter = Counter()
+    for k, w in zip(keys, weights or repeat(1)):
+        counts[k] += w
     n_picks = sum(c for (a, f), c in counts.items() if not f)
     order = {k: i for i, k in reversed(list(enumerate(keys)))}
     forms: dict[tuple[str, bool], Counter] = {k: Counter() for k in counts}
     if surfaces is not None:
-        for k, s in zip(keys, surfaces):
+        for k, s, w in zip(keys, surfaces, weights or repeat(1)):
             if s:
-                forms[k][s] += 1
+                forms[k][s] += w
     out = [AnswerCount(a, c, 0.0 if f else (c / n_picks if n_picks else 0.0),
                        dict(forms[(a, f)].most_common()), f)
            for (a, f), c in counts.items()]
@@ -228,8 +240,8 @@ def _nonpick_flags(answers: Sequence[str], refusals: Iterable[str],
     return [not a or a in refusal_set for a in answers]
 
 
-def picks(answers: Sequence[str], flags: Sequence[bool]) -> list[str]:
-    """The answers that are choices, in order."""
+def picks(answers: Sequence, flags: Sequence[bool]) -> list:
+    """The answers (or their weights) that are choices, in order."""
     return [a for a, f in zip(answers, flags) if not f]
 
 
@@ -239,35 +251,42 @@ def score(direct: Sequence[str], framed: Sequence[str],
           refusals: Iterable[str] = (),
           dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD,
           direct_nonpick: Sequence[bool] | None = None,
-          framed_nonpick: Sequence[bool] | None = None) -> Scores:
+          framed_nonpick: Sequence[bool] | None = None,
+          direct_weights: Sequence[int] | None = None,
+          framed_weights: Sequence[int] | None = None) -> Scores:
     """Score canonical answers of one family ('' for an empty response).
 
     Non-picks — empty answers, and those flagged per sample (``*_nonpick``) or whose
     canonical form is in ``refusals`` — never become the top answer and stay out of both
-    denominators (DESIGN.md).
+    denominators (DESIGN.md). ``*_weights`` say how many samples each entry stands for
+    (a file's distinct responses, each once, in the order first seen); one by default.
     """
     refusals = set(refusals)
+    d_weights = list(direct_weights) if direct_weights is not None else [1] * len(direct)
+    f_weights = list(framed_weights) if framed_weights is not None else [1] * len(framed)
     d_flags = _nonpick_flags(direct, refusals, direct_nonpick)
     f_flags = _nonpick_flags(framed, refusals, framed_nonpick)
     d_picks, f_picks = picks(direct, d_flags), picks(framed, f_flags)
-    top = top_answer(d_picks)
-    dr_hits, dr_n = rate(d_picks, top)
-    fr_hits, fr_n = rate(f_picks, top)
+    d_pick_w, f_pick_w = picks(d_weights, d_flags), picks(f_weights, f_flags)
+    top = top_answer(d_picks, d_pick_w)
+    dr_hits, dr_n = rate(d_picks, top, d_pick_w)
+    fr_hits, fr_n = rate(f_picks, top, f_pick_w)
     dr = dr_hits / dr_n if dr_n else 0.0
     fr = fr_hits / fr_n if fr_n else 0.0
     pi = dr * fr
     lab = label(dr, pi, dr_threshold, pi_threshold)
     probs = label_probabilities(dr_hits, dr_n, fr_hits, fr_n, dr_threshold, pi_threshold)
-    direct_dist = distribution(direct, direct_surfaces, nonpick=d_flags)
-    framed_dist = distribution(framed, framed_surfaces, nonpick=f_flags)
+    direct_dist = distribution(direct, direct_surfaces, nonpick=d_flags, weights=d_weights)
+    framed_dist = distribution(framed, framed_surfaces, nonpick=f_flags, weights=f_weights)
     for ac in direct_dist + framed_dist:
         ac.hit = top is not None and ac.answer == top and not ac.refusal
     return Scores(
         top_answer=top, dr=dr, fr=fr, pi=pi, label=lab, n_direct=dr_n, n_framed=fr_n,
         dr_hits=dr_hits, fr_hits=fr_hits, dr_interval=wilson(dr_hits, dr_n),
-        fr_interval=wilson(fr_hits, fr_n), p_label=probs[lab], framed_top=top_answer(f_picks),
+        fr_interval=wilson(fr_hits, fr_n), p_label=probs[lab],
+        framed_top=top_answer(f_picks, f_pick_w),
         direct_distribution=direct_dist, framed_distribution=framed_dist,
-        direct_total=len(direct), framed_total=len(framed),
+        direct_total=sum(d_weights), framed_total=sum(f_weights),
     )
 
 

@@ -123,6 +123,14 @@ class Pipeline:
                 if not st.open:
                     break
                 if not st.running:
+                    # The model's chat template renders the run's prompts in its box first:
+                    # one that fails, loops or grows fails this run, not the process.
+                    try:
+                        self.backend.prepare([st.family.direct, *st.family.framings],
+                                             st.style)
+                    except ProbeError as exc:
+                        self._fail(st, str(exc))
+                        break
                     st.running = True
                     if st.status != "running":
                         self.store.set_status(st.run_id, "running")

@@ -84,18 +84,3 @@ def clean_text(text: str, limit: int | None = None) -> str:
     except UnicodeEncodeError:
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text
-
-
-def _control(ch: str) -> bool:
-    code = ord(ch)
-    return (code < 0x20 and ch not in "\n\t") or 0x7f <= code <= 0x9f
-
-
-def terminal_safe(text: str, json_escapes: bool = False) -> str:
-    """``text`` with control characters (ESC, BEL, the C1 range) shown as escapes, so a
-    user's or a model's text cannot retitle, recolour or rewrite the terminal. In JSON
-    output they become ``\\u00XX``, which any JSON reader turns back into the character."""
-    if not any(_control(ch) for ch in text):
-        return text
-    fmt = "\\u{:04x}" if json_escapes else "\\x{:02x}"
-    return "".join(fmt.format(ord(ch)) if _control(ch) else ch for ch in text)

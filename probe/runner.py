@@ -58,6 +58,12 @@ class Runner:
         settings = settings.with_seed().validate()
         style = style_for(family.direct, self.backend.has_chat_template, settings.base,
                           settings.shots, settings.system, settings.answer_format)
+        # The model's chat template renders every prompt now, before anything is stored:
+        # a template that fails, loops or grows is one sentence and no run. (A stop meant
+        # for an earlier run does not stop this one.)
+        if not self.cancelled:
+            self.backend.reset_cancel()
+        self.backend.prepare([family.direct, *family.framings], style)
         # ``extra`` holds engine details such as a server URL; API keys never come here,
         # only the name of the variable that holds one.
         stored = {**asdict(settings), "style": style.to_dict(), "model_spec": model_spec,

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
-from probe.errors import BadInput
 from probe.family import Family
-from probe.jsonl import iter_objects
-from probe.limits import MAX_RESPONSE_CHARS
 from probe.matching import Canonicalizer, Match, cluster_answers
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, AnswerCount, Scores, score
-from probe.reading import clean_text
 
 
-@dataclass
+@dataclass(slots=True)
 class Response:
     """One model response: kind ``direct`` or ``framed``, and its index in that kind."""
 
@@ -68,14 +63,24 @@ class LiveScorer:
 
 def _score(matches: list[tuple[Response, Match]], dr_threshold: float,
            pi_threshold: float) -> Scores:
-    direct = [m for r, m in matches if r.kind == "direct"]
-    framed = [m for r, m in matches if r.kind == "framed"]
+    return score_matches([m for r, m in matches if r.kind == "direct"],
+                         [m for r, m in matches if r.kind == "framed"], dr_threshold,
+                         pi_threshold)
+
+
+def score_matches(direct: Sequence[Match], framed: Sequence[Match],
+                  dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD,
+                  direct_weights: Sequence[int] | None = None,
+                  framed_weights: Sequence[int] | None = None) -> Scores:
+    """Scores of one family from the matches of its samples, each side in sample order
+    (or each distinct response once, in the order first seen, with its ``weights``)."""
     return score(
         [m.canonical for m in direct], [m.canonical for m in framed],
         [m.answer for m in direct], [m.answer for m in framed],
         dr_threshold=dr_threshold, pi_threshold=pi_threshold,
         direct_nonpick=[m.refusal for m in direct],
-        framed_nonpick=[m.refusal for m in framed])
+        framed_nonpick=[m.refusal for m in framed],
+        direct_weights=direct_weights, framed_weights=framed_weights)
 
 
 def rescore(family: Family, responses: Sequence[Response],
@@ -134,143 +139,3 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
     return record
 
 
-# ----------------------------------------------------------- responses files
-
-def _row_id(obj: dict, where: str) -> str | None:
-    """A sample's family id: the released raw files say ``id``, its samplers ``entry_id``.
-    An integer and its digits are one id (as import-dataset reads them); anything else that
-    is not a string is refused rather than read as "no id"."""
-    for key in ("id", "entry_id"):
-        value = obj.get(key)
-        if value is None:
-            continue
-        if type(value) is int or (isinstance(value, str) and value.strip()):
-            return str(value)
-        raise BadInput(f"{where}: '{key}' must be a string or an integer.")
-    return None
-
-
-def _id_list(ids: Iterable[str | None], limit: int = 5) -> str:
-    shown = sorted(str(i) if i is not None else "(none)" for i in ids)
-    more = f" and {len(shown) - limit} more" if len(shown) > limit else ""
-    return ", ".join(shown[:limit]) + more
-
-
-def read_rows(paths: str | Path | Sequence[str | Path]
-              ) -> dict[str | None, list[tuple[Path, int, dict]]]:
-    """Every sample row of one or more JSONL files, grouped by family id (None: no id).
-
-    Rows that record a failed call (an ``error`` key, as the paper's samplers write) are
-    not samples and are left out."""
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    groups: dict[str | None, list[tuple[Path, int, dict]]] = {}
-    seen: dict[Path, Path] = {}
-    for path in map(Path, paths):
-        real = path.resolve()
-        if real in seen:
-            raise BadInput(f"{path}: is given twice (as {seen[real]}); its samples would "
-                           "count twice.")
-        seen[real] = path
-        for lineno, obj in iter_objects(path, "responses file"):
-            if obj.get("error"):
-                continue          # a failed call, with or without a 'response'
-            where = f"{path}, line {lineno}"
-            if "response" not in obj:
-                raise BadInput(f"{where}: missing 'response'.")
-            groups.setdefault(_row_id(obj, where), []).append((path, lineno, obj))
-    return groups
-
-
-def responses_from_rows(rows: list[tuple[Path, int, dict]], family: Family) -> list[Response]:
-    """One family's rows → responses: direct ones numbered by ``sample_idx`` (else in file
-    order), framed ones by the dataset's ``framing_idx``, each kind sorted by its index."""
-    direct: list[Response] = []
-    framed: list[Response] = []
-    direct_seen: dict[int, str] = {}
-    framed_seen: dict[int, str] = {}
-    for path, lineno, obj in rows:
-        where = f"{path}, line {lineno}"
-        text = obj["response"]
-        if text is None:
-            text = ""
-        if not isinstance(text, str):
-            raise BadInput(f"{where}: 'response' must be a string.")
-        # Cut a runaway response and replace lone surrogates before matching and storage.
-        text = clean_text(text, MAX_RESPONSE_CHARS)
-        fidx = obj.get("framing_idx")
-        if fidx is None:
-            sidx = obj.get("sample_idx")
-            if sidx is None:
-                sidx = len(direct)
-                while sidx in direct_seen:
-                    sidx += 1
-            elif type(sidx) is not int or not 0 <= sidx < 2 ** 31:
-                raise BadInput(f"{where}: 'sample_idx' must be an integer (0 or more).")
-            if sidx in direct_seen:
-                raise BadInput(f"{where}: sample_idx {sidx} appears again "
-                               f"(first at {direct_seen[sidx]}).")
-            direct_seen[sidx] = where
-            direct.append(Response("direct", sidx, text))
-            continue
-        if type(fidx) is not int or not 0 <= fidx < 2 ** 31:
-            raise BadInput(f"{where}: 'framing_idx' must be an integer (0 or more).")
-        position = family.framing_index(fidx)
-        if position is None:
-            raise BadInput(f"{where}: framing_idx {fidx} is out of range: not a framing of "
-                           f"family "
-                           f"'{family.name}' ({len(family.framings)} framings).")
-        if position in framed_seen:
-            raise BadInput(f"{where}: framing_idx {fidx} appears again "
-                           f"(first at {framed_seen[position]}).")
-        framed_seen[position] = where
-        framed.append(Response("framed", position, text))
-    direct.sort(key=lambda r: r.idx)
-    framed.sort(key=lambda r: r.idx)
-    return direct + framed
-
-
-def read_responses(paths: str | Path | Sequence[str | Path], family: Family
-                   ) -> list[Response]:
-    """The samples of ``family`` in one or more JSONL files (``response``, plus
-    ``framing_idx`` for framed ones). A file holding several families (``id``) is never
-    pooled: only the family's own id is read, or the file is refused naming the ids."""
-    groups = read_rows(paths)
-    label = ", ".join(str(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths))
-    if not groups:
-        raise BadInput(f"{label}: has no responses.")
-    if family.dataset_id is not None and family.dataset_id in groups:
-        rows = groups[family.dataset_id]
-    elif len(groups) == 1:
-        rows = next(iter(groups.values()))
-    else:
-        raise BadInput(
-            f"{label}: holds responses of {len(groups)} families (ids {_id_list(groups)}); "
-            f"family '{family.name}' has " + (f"id {family.dataset_id}, which is not among them"
-                                              if family.dataset_id else "no dataset id")
-            + ". Score a folder of their family files (probe import-dataset writes one) "
-              "or split the file.")
-    return responses_from_rows(rows, family)
-
-
-def families_for_rows(groups: dict, families: Sequence[Family], label: str
-                      ) -> list[tuple[Family, list]]:
-    """Pair each family id in a responses file with the family file of that id."""
-    by_id: dict[str, Family] = {}
-    for fam in families:
-        if fam.dataset_id is None:
-            continue
-        if fam.dataset_id in by_id:
-            first = by_id[fam.dataset_id]
-            raise BadInput(f"{first.path or first.name} and {fam.path or fam.name} both have "
-                           f"id {fam.dataset_id!r}; which one the responses are of is unclear.")
-        by_id[fam.dataset_id] = fam
-    missing = [i for i in groups if i not in by_id]
-    if missing:
-        raise BadInput(f"{label}: no family file for id(s) {_id_list(missing)} "
-                       f"among {len(by_id)} families with a dataset id.")
-    return [(by_id[i], rows) for i, rows in sorted(groups.items(), key=lambda kv: str(kv[0]))]
-
-
-def prompts_for(family: Family, responses: Iterable[Response]) -> list[str]:
-    return [family.direct if r.kind == "direct" else family.framings[r.idx] for r in responses]

@@ -26,11 +26,18 @@ def open_model(spec: str | None, backend: str = "auto", *, base_url: str | None 
     own steps. ``engine_options`` go to the engine (seed, chat, trust_remote_code…)."""
     from probe.backends import make_backend, resolve
 
+    from probe.errors import ProbeError, RunFailed, describe
+
     resolved = resolve(spec or None, backend, base_url)
     engine = make_backend(resolved, threads=threads, **engine_options)
     if announce is not None:
         announce(resolved)
-    engine.load(progress) if progress is not None else engine.load()
+    try:
+        engine.load(progress) if progress is not None else engine.load()
+    except ProbeError:
+        raise
+    except Exception as exc:      # an engine's or a model's own code: still one sentence
+        raise RunFailed(f"could not load {resolved.display}: {describe(exc)}") from None
     return resolved, engine
 
 

@@ -15,12 +15,12 @@ import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from sqlite_utils import Database
 
 from probe.dbhealth import (SQLITE_MAGIC, check_file, check_result, check_schema,  # noqa: F401
-                            db_error, is_row_id, stored_json, writable)
+                            check_types, db_error, is_row_id, stored_json, writable)
 from probe.errors import BadInput
 from probe.family import Family
 from probe.provenance import from_stored
@@ -102,6 +102,7 @@ class Store:
                 conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
             self.db = Database(conn)
             self._lock = threading.RLock()
+            self._in_transaction = False
             self.db.execute("PRAGMA busy_timeout=30000")
             if existed:
                 self._check_foreign()
@@ -149,28 +150,47 @@ class Store:
         self.db.conn.close()
 
     @contextmanager
+    def transaction(self) -> Iterator[Database]:
+        """Several writes as one: all of them are stored, or none (a scored run is never
+        left half-stored, or 'running', by a full disk or an interrupt)."""
+        with self._write() as db:
+            yield db
+
+    @contextmanager
     def _write(self) -> Iterator[Database]:
         # BEGIN IMMEDIATE takes the write lock up front (waiting on busy_timeout); a
         # deferred BEGIN that reads first fails at once with "database is locked" when
         # another process wrote in between.
         with self._lock:
+            if self._in_transaction:          # inside transaction(): it commits
+                yield self.db
+                return
+            self._in_transaction = True
             try:
-                self.db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self.db
-                except BaseException:
-                    if self.db.conn.in_transaction:
-                        self.db.execute("ROLLBACK")
-                    raise
-                self.db.execute("COMMIT")
-            except sqlite3.Error as exc:
+                with self._transaction() as db:
+                    yield db
+            finally:
+                self._in_transaction = False
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Database]:
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
                 if self.db.conn.in_transaction:
-                    self.db.conn.rollback()
-                raise db_error(exc, self.path, writing=True) from None
-            except OverflowError:
-                if self.db.conn.in_transaction:
-                    self.db.conn.rollback()
-                raise BadInput("a value is too large for the database (over 2^63).") from None
+                    self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self.db.conn.in_transaction:
+                self.db.conn.rollback()
+            raise db_error(exc, self.path, writing=True) from None
+        except OverflowError:
+            if self.db.conn.in_transaction:
+                self.db.conn.rollback()
+            raise BadInput("a value is too large for the database (over 2^63).") from None
 
     def query(self, sql: str, params: list | tuple = ()) -> list[dict]:
         with self._lock:
@@ -208,7 +228,7 @@ class Store:
         rows = self.query("SELECT * FROM families WHERE id = ?", [family_id])
         if not rows:
             raise BadInput(f"no family with id {family_id} in {self.path}.")
-        r = rows[0]
+        r = check_types(rows[0], "families", f"family {family_id}", self.path)
         framings = stored_json(r["framings"], list, f"family {family_id}", self.path)
         answers = stored_json(r["answers"], dict, f"family {family_id}", self.path)
         framing_ids = stored_json(r["framing_ids"], list, f"family {family_id}", self.path) \
@@ -247,7 +267,7 @@ class Store:
             if is_row_id(run_id) else []
         if not rows:
             raise BadInput(f"no run {run_id} in {self.path}.")
-        r = rows[0]
+        r = check_types(rows[0], "runs", f"run {run_id}", self.path)
         r["settings"] = stored_json(r["settings"], dict, f"run {run_id}", self.path)
         known = RunRow.__dataclass_fields__
         return RunRow(**{k: v for k, v in r.items() if k in known})
@@ -269,7 +289,8 @@ class Store:
             params.append(f"%{model}%")
         sql += " ORDER BY runs.id DESC LIMIT ?"
         params.append(limit)
-        return self.query(sql, params)
+        return [check_types(r, "runs", f"run {r['id']}", self.path)
+                for r in self.query(sql, params)]
 
     def create_batch(self, model: str, settings: dict, families: list[str]) -> int:
         with self._write() as db:
@@ -312,6 +333,7 @@ class Store:
         rows = self.query(sql + " ORDER BY runs.family_name, runs.model", params)
         for row in rows:
             check_result(row, self.path)
+            check_types(row, "runs", f"run {row['run_id']}", self.path)
         return rows
 
     def set_status(self, run_id: int, status: str, error: str | None = None,
@@ -333,29 +355,46 @@ class Store:
 
     # ------------------------------------------------------------ samples
 
+    _INSERT_SAMPLE = ("INSERT INTO samples (run_id, kind, idx, prompt, response, answer, "
+                      "canonical, reason, refusal, tokens, latency_ms, created_at)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+    @staticmethod
+    def _sample_values(s: SampleRow, created_at: float) -> list:
+        return [s.run_id, s.kind, s.idx, s.prompt, s.response, s.answer, s.canonical,
+                s.reason, int(s.refusal), s.tokens, s.latency_ms, created_at]
+
     def add_sample(self, s: SampleRow, created_at: float | None = None) -> None:
         self.add_samples([s], created_at)
 
-    def add_samples(self, rows: list[SampleRow], created_at: float | None = None) -> None:
-        """Commit samples in one transaction. Their text is stored as given: the sampling
-        pipeline and the file readers clean it once (``reading.clean_text``: no lone
-        surrogates, responses cut to MAX_RESPONSE_CHARS)."""
-        if not rows:
-            return
+    def add_samples(self, rows: Iterable[SampleRow], created_at: float | None = None,
+                    chunk: int = 5000) -> int:
+        """Commit samples in one transaction (``transaction()`` around it for more), in
+        chunks: what scoring a file of a million rows needs, where one commit per sample
+        took minutes. Their text is stored as given: the sampling pipeline and the file
+        readers clean it once (``reading.clean_text``: no lone surrogates, responses cut to
+        MAX_RESPONSE_CHARS)."""
         now = created_at if created_at is not None else time.time()
+        count = 0
         with self._write() as db:
-            db.conn.executemany(
-                "INSERT INTO samples (run_id, kind, idx, prompt, response, answer, canonical,"
-                " reason, refusal, tokens, latency_ms, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(s.run_id, s.kind, s.idx, s.prompt, s.response, s.answer, s.canonical,
-                  s.reason, int(s.refusal), s.tokens, s.latency_ms, now) for s in rows])
+            batch: list[list] = []
+            for s in rows:
+                batch.append(self._sample_values(s, now))
+                if len(batch) >= chunk:
+                    db.conn.executemany(self._INSERT_SAMPLE, batch)
+                    count += len(batch)
+                    batch = []
+            if batch:
+                db.conn.executemany(self._INSERT_SAMPLE, batch)
+                count += len(batch)
+        return count
 
     def samples(self, run_id: int) -> list[SampleRow]:
         rows = self.query(
             "SELECT run_id, kind, idx, prompt, response, answer, canonical, reason, refusal,"
             " tokens, latency_ms FROM samples WHERE run_id = ? ORDER BY id", [run_id])
-        return [SampleRow(**{**r, "refusal": bool(r["refusal"])}) for r in rows]
+        return [SampleRow(**{**check_types(r, "samples", f"run {run_id}", self.path),
+                             "refusal": bool(r["refusal"])}) for r in rows]
 
     def update_canonicals(self, run_id: int, rows: list[tuple[str, int, str, str]]) -> None:
         """Rewrite (kind, idx) → canonical, reason after a re-match."""

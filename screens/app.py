@@ -13,7 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from probe.errors import ProbeError
+from probe.errors import ProbeError, describe
 from probe.preferences import load_run_settings, save_run_settings
 from probe.runner import RunSettings
 from probe.store import Store
@@ -22,6 +22,7 @@ from screens.dialogs import Choice
 from screens.help import HelpScreen
 from screens.home import HomeScreen, ModelPicker
 from screens.messages import ModelFailed, ModelLoaded, ModelLoading
+from screens.terminal_filter import TERMINAL_SAFE
 
 __all__ = ["ProbeApp", "HomeScreen", "HelpScreen", "ModelPicker", "make_app", "run_app"]
 
@@ -52,6 +53,11 @@ class ProbeApp(App):
         # What the next runs use (s on Home), kept between sessions.
         self.run_settings, self.settings_notice = load_run_settings()
         self.pending_run = None               # a family to run once the model is ready
+
+    def get_line_filters(self):
+        # Every line of every widget, on every screen and dialog, passes the terminal-safe
+        # filter: one place, so a new screen cannot forget it.
+        return [*super().get_line_filters(), TERMINAL_SAFE]
 
     def on_mount(self) -> None:
         self.push_screen(HomeScreen())
@@ -111,7 +117,7 @@ class ProbeApp(App):
             self.post_message(ModelFailed(str(exc)))
             return
         except Exception as exc:  # an engine's own error: still one message, no crash
-            self.post_message(ModelFailed(f"{type(exc).__name__}: {exc}"))
+            self.post_message(ModelFailed(describe(exc)))
             return
         self.backend = backend
         self.model_display = display

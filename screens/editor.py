@@ -139,7 +139,7 @@ class EditorScreen(Screen):
         seen: dict[str, int] = {}
         dups = []
         for n, ln in lines:
-            key = " ".join(ln.split()).casefold()
+            key = fam_mod.framing_key(ln)
             if key in seen:
                 dups.append(f"line {n} repeats line {seen[key]}")
             seen.setdefault(key, n)

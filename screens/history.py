@@ -98,8 +98,11 @@ class HistoryScreen(PooledView, Screen):
                 table.add_column(key, key=key)
             self.refresh_runs()
         flexible = FLEXIBLE if columns == WIDE else {"family": 1.0, "model": 1.0}
-        fit_columns(table, self.size.width, {k: w for k, w in FIXED.items() if k in columns},
-                    flexible, minimum=6)
+        fixed = {k: w for k, w in FIXED.items() if k in columns}
+        # Whole run ids, however many digits: run 100001 never reads "1000".
+        top = self.app.store.query("SELECT MAX(id) AS top FROM runs")[0]["top"]  # type: ignore
+        fixed["run"] = max(fixed["run"], len(str(top or 0)))
+        fit_columns(table, self.size.width, fixed, flexible, minimum=6)
         self.fit_pools()
 
     @on(Input.Changed, "#filter")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.markup import escape
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from probe import family as fam_mod
 from probe.errors import ProbeError
+from probe.family_folder import FamilyFolder
 from probe.metrics import LABEL_TEXT
 from probe.paths import families_dir
 from probe.runner import RunSettings
@@ -26,6 +27,7 @@ from screens.home_pooled import PooledColumn
 from screens.model_picker import ModelPicker  # noqa: F401 (the app opens it)
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
+BIG_FOLDER = 200       # more family files than this are first read off the UI thread
 HEADERS = {"family": "family", "framings": "framings", "prompt": "direct prompt",
            "label": "last label", "pooled": "pooled runs", "others": "other models"}
 
@@ -69,26 +71,33 @@ class HomeScreen(PooledColumn, Screen):
 
     def on_mount(self) -> None:
         self.columns: tuple = ()
+        self.folder = FamilyFolder(families_dir())
+        self.reading = False
         self.refresh_families()
         self.update_model_status()
-        # A file written, changed or deleted in another window shows up without leaving Home.
+        # A file written, changed or deleted in another window shows up without leaving
+        # Home; asking costs one non-blocking read (or a few stats), never a rescan.
         self.set_interval(2, self.poll_families)
 
     def poll_families(self) -> None:
-        if self.is_current and self._folder_state() != self.folder_state:
-            self.refresh_families()
+        if self.is_current and not self.reading and self.folder.changed():
+            self.refresh_families(self.folder.scan())
 
-    @staticmethod
-    def _folder_state() -> tuple:
-        """What changes when a family file is added, edited or removed."""
-        out = []
-        for path in sorted(families_dir().glob("*.toml")):
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            out.append((path.name, st.st_mtime_ns, st.st_size))
-        return tuple(out)
+    @work(thread=True, exclusive=True, exit_on_error=False, group="families",
+          description="reading family files")
+    def read_folder(self) -> None:
+        """The first read of a big folder, off the UI thread: Home is drawn at once and
+        fills in when the files are parsed (after that only changed files are)."""
+        def progress(done: int, total: int) -> None:
+            self.app.call_from_thread(self.show_reading, done, total)
+
+        found = self.folder.scan(progress)
+        self.app.call_from_thread(self.refresh_families, found)
+
+    def show_reading(self, done: int, total: int) -> None:
+        hint = self.query_one("#home-hint", Static)
+        hint.update(f"[dim]Reading family files: {done:,} of {total:,}…[/dim]")
+        hint.display = True
 
     def wanted_columns(self) -> tuple:
         """The pooled verdict, when there is one, before the other models' labels: below
@@ -121,10 +130,19 @@ class HomeScreen(PooledColumn, Screen):
         self.refresh_families()
         self.update_model_status()
 
-    def refresh_families(self) -> None:
+    def refresh_families(self, found: list | None = None) -> None:
+        if found is None:
+            if self.reading:
+                return                      # the read in flight fills the table
+            if not self.folder.read_once and len(self.folder.paths()) > BIG_FOLDER:
+                self.reading = True
+                self.show_reading(0, len(self.folder.paths()))
+                self.read_folder()
+                return
+            found = self.folder.current()
+        self.reading = False
         app = self.app
         table = self.query_one("#families", DataTable)
-        self.folder_state = self._folder_state()
         # The cursor follows the family, not the row number: rows come and go as files do.
         keep = cursor_key(table)
         keep_row = table.cursor_row
@@ -153,7 +171,6 @@ class HomeScreen(PooledColumn, Screen):
         app.families = {}
         rows: dict[str, str] = {}
         self.errors: dict[str, str] = {}
-        found = fam_mod.discover(families_dir())
         prompt = prompt_cell([f.direct for _, f in found if not isinstance(f, ProbeError)])
         for path, fam in found:
             if isinstance(fam, ProbeError):

@@ -549,7 +549,7 @@ def test_match_never_echoes_terminal_escapes(isolated, as_json):
     if as_json:
         assert json.loads(out.stdout)["a"] == hostile
     else:
-        assert "\\x1b]0;pwn\\x07" in out.stdout
+        assert "\\u001b]0;pwn\\u0007" in out.stdout
     pairs = write_jsonl(isolated / "p.jsonl", [{"a": hostile + "\x9b2J", "b": "x"}])
     listed = _probe("match", "--pairs", pairs)
     assert not any(ch in listed.stdout for ch in "\x1b\x9b"), repr(listed.stdout)

@@ -138,7 +138,12 @@ def test_an_empty_database_says_what_to_do(isolated):
 
 def test_a_model_name_cannot_style_the_breakdown(isolated):
     shutil.copy(FAMILIES / "tea.toml", isolated / "families" / "tea.toml")
-    score(isolated, "tea", ["Green"] * 3, ["Green"] * 2, "\x1b[31mred")
+    score(isolated, "tea", ["Green"] * 3, ["Green"] * 2, "red")
+    # The command line refuses such a name; a planted database can still hold one.
+    import sqlite3
+
+    with sqlite3.connect(isolated / "probe.db") as db:
+        db.execute("UPDATE runs SET model = ?", ["\x1b[31mred"])
 
     async def check(app, pilot, screen):
         plain = screen.query_one(BreakdownPlot).render().plain

@@ -85,3 +85,42 @@ def test_manual_merge_and_split_edit_the_answers_table():
     assert f.answers == {"Monarch": ["monarch butterfly", "King Billy"]}
     f.add_canonical("King Billy")
     assert f.answers == {"Monarch": ["monarch butterfly"], "King Billy": []}
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Which café should we pick?", "Which cafe\u0301 should we pick?"),       # NFC vs NFD
+    ("Which one for the card?", "Which one for\u200b the card?"),            # zero-width space
+    ("Which one for the card?", "Which one for the ca\u200drd?"),            # zero-width joiner
+    ("Which one for the card?", "\ufeffWhich one for the card?"),            # U+FEFF
+    ("Which one for the card?", "Ｗｈｉｃｈ ｏｎｅ ｆｏｒ ｔｈｅ ｃａｒｄ？"),    # fullwidth
+    ("Which one for the card?", "Which one for the card?\u200e"),            # LRM
+    ("Which one for the card?", "Which one\u00a0for the\u3000card?"),        # odd spaces
+    ("Which one for the card?", "Which one for the ca\u00adrd?"),            # soft hyphen
+    ("Which fish for the tank?", "Which ﬁsh for the tank?"),                 # ligature
+    ("Which STRASSE should I walk?", "Which straße should I walk?"),         # casefold
+    ("Which one for\tthe card?", "which  one for the\u2028card?"),           # tab, U+2028
+])
+def test_framings_that_differ_only_invisibly_are_duplicates_naming_both_lines(
+        tmp_path, first, second):
+    import json
+
+    text = (f'direct = "Choose a random thing."\nframings = [\n  {json.dumps(first)},\n'
+            f'  "Something else entirely?",\n  {json.dumps(second)},\n]\n')
+    with pytest.raises(BadInput) as err:
+        fam.load(write(tmp_path, text))
+    message = str(err.value)
+    assert "line 5: framing 3 duplicates framing 1 on line 3" in message, message
+    assert "f.toml" in message
+
+
+def test_duplicate_lines_are_found_in_any_toml_string_form(tmp_path):
+    text = ("direct = 'x'\nframings = [ # the scenarios\n  '''multi\nline''', \"a \\\"q\\\" b\",\n"
+            "  # a comment [with a bracket]\n  'lit', \"\"\"\nmulti\nline\"\"\",\n]\n")
+    with pytest.raises(BadInput, match="line 6: framing 4 duplicates framing 1 on line 3"):
+        fam.load(write(tmp_path, text))
+
+
+def test_framings_that_only_look_alike_are_two():
+    family = fam.validate({"name": "t", "direct": "x", "framings": ["Which one?", "Which one!",
+                                                        "Which 1?", "Whích one?"]})
+    assert len(family.framings) == 4

@@ -90,6 +90,7 @@ class Backend(ABC):
 
     def __init__(self) -> None:
         self.cancelled = threading.Event()
+        self._rendered: dict[tuple, str] = {}     # chat prompts rendered before sampling
 
     @abstractmethod
     def load(self, progress: ProgressFn | None = None) -> None: ...
@@ -156,11 +157,43 @@ class Backend(ABC):
                 if hasattr(samples, "close"):
                     samples.close()
 
+    def chat_template(self):
+        """The model's own chat template (``probe.template_box.ChatTemplate``), or None
+        where the engine has none or a server applies it."""
+        return None
+
+    def render_all(self, prompts: Sequence[str], style: PromptStyle) -> list[str]:
+        """The texts the model sees. A chat template is the model's code: it runs in the
+        box (probe.template_box), under a time, memory and size limit."""
+        if style.mode == "base":
+            return [style.base_prompt(p) for p in prompts]
+        template = self.chat_template()
+        if template is None:
+            return ["\n\n".join(m["content"] for m in style.messages(p)) for p in prompts]
+        from probe import template_box
+
+        return template_box.render(template, [style.messages(p) for p in prompts],
+                                   self.cancelled)
+
+    def prepare(self, prompts: Sequence[str], style: PromptStyle) -> None:
+        """Render every prompt a run will send before its first sample: a template that
+        fails, loops or grows is one sentence before anything is sampled."""
+        if style.mode == "base":
+            return
+        key = _style_key(style)
+        todo = [p for p in dict.fromkeys(prompts) if (key, p) not in self._rendered]
+        if not todo:
+            return
+        if len(self._rendered) + len(todo) > 20_000:    # a long app session: keep it bounded
+            self._rendered.clear()
+        self._rendered.update(zip(((key, p) for p in todo), self.render_all(todo, style)))
+
     def render(self, prompt: str, style: PromptStyle) -> str:
-        """The text the model sees, for storing with the sample."""
+        """The text the model sees for one prompt (prepared, or rendered now)."""
         if style.mode == "base":
             return style.base_prompt(prompt)
-        return "\n\n".join(m["content"] for m in style.messages(prompt))
+        text = self._rendered.get((_style_key(style), prompt))
+        return text if text is not None else self.render_all([prompt], style)[0]
 
     def preferred_chunk(self) -> int:
         """How many samples to ask for at once (batch engines want more)."""
@@ -174,3 +207,8 @@ class Backend(ABC):
 
     def close(self) -> None:  # pragma: no cover - engines free memory on GC too
         pass
+
+
+def _style_key(style: PromptStyle) -> tuple:
+    """What a chat prompt's messages depend on besides the prompt itself."""
+    return style.mode, style.instruction, style.system

@@ -18,8 +18,10 @@ class FakeBackend(Backend):
 
     def __init__(self, default: Callable[[str], str] | str = "Monarch", delay: float = 0.0,
                  chat: bool = False, fail_after: int | None = None,
-                 load_error: Exception | None = None):
+                 load_error: Exception | None = None, template: str | None = None):
+        """``template``: a chat template, rendered in the box as a real model's is."""
         super().__init__()
+        self.template = template
         self.queue: list[str] = []
         self.default = default
         self.delay = delay
@@ -42,7 +44,15 @@ class FakeBackend(Backend):
 
     @property
     def has_chat_template(self) -> bool:
-        return self.chat
+        return self.chat or self.template is not None
+
+    def chat_template(self):
+        from probe.template_box import ChatTemplate
+
+        if self.template is None:
+            return None
+        return ChatTemplate(self.template, "fake-model", {"bos_token": "<s>",
+                                                          "eos_token": "</s>"})
 
     def sample_one(self, prompt: str, style: PromptStyle, sampling: Sampling,
                    seed: int) -> Completion:

@@ -14,7 +14,7 @@ from typing import Iterator, Sequence
 
 from probe.backends.base import Backend, Completion, Draw, Drawn, ProgressFn, Sampling
 from probe.backends.weights import PICKLE_SUFFIXES, check_weights  # noqa: F401 (re-exported)
-from probe.errors import BadInput, RunFailed
+from probe.errors import BadInput, RunFailed, describe
 from probe.prompting import PromptStyle
 
 
@@ -122,16 +122,20 @@ class TransformersBackend(Backend):
                 use_safetensors=not self.allow_pickle,
                 trust_remote_code=self.trust_remote_code).to(self.device)
         except (OSError, ValueError) as exc:
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             if "trust_remote_code" in str(exc):
                 raise BadInput(f"model {folder} needs its own code to load; pass "
                                "--trust-remote-code only if you trust its author.") from None
-            raise RunFailed(f"transformers could not load {folder}: {msg}") from None
+            raise RunFailed(f"transformers could not load {folder}: {describe(exc)}") \
+                from None
         except RuntimeError as exc:
             if "out of memory" in str(exc).lower():
                 raise RunFailed(f"model {folder} does not fit in {self.device.type} memory.") \
                     from None
-            raise RunFailed(f"transformers could not load {folder}: {exc}") from None
+            raise RunFailed(f"transformers could not load {folder}: {describe(exc)}") from None
+        except Exception as exc:
+            # A model's own code (--trust-remote-code) can fail in any way: an auto_map
+            # naming a class its module lacks, an import it cannot make.
+            raise RunFailed(f"transformers could not load {folder}: {describe(exc)}") from None
         self.model.eval()
         self._batch_size = self._fit_batch_size()
         self.tok.padding_side = "left"
@@ -147,11 +151,19 @@ class TransformersBackend(Backend):
     def has_chat_template(self) -> bool:
         return bool(getattr(self.tok, "chat_template", None))
 
-    def render(self, prompt: str, style: PromptStyle) -> str:
-        if style.mode == "chat":
-            return self.tok.apply_chat_template(style.messages(prompt), tokenize=False,
-                                                add_generation_prompt=True)
-        return super().render(prompt, style)
+    def chat_template(self):
+        """The tokenizer's template, with the special tokens transformers gives it."""
+        from probe.template_box import ChatTemplate
+
+        source = getattr(self.tok, "chat_template", None)
+        if isinstance(source, dict):        # named templates: the default one
+            source = source.get("default") or next(iter(source.values()), None)
+        if not source:
+            return None
+        context = {k: v for k, v in self.tok.special_tokens_map.items()
+                   if isinstance(v, str) or (isinstance(v, list)
+                                             and all(isinstance(x, str) for x in v))}
+        return ChatTemplate(source, self.path.name, context)
 
     def preferred_chunk(self) -> int:
         return self._batch_size

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from probe.backends.base import Backend, Completion, ProgressFn, Sampling
 from probe.backends.gguf_check import check_gguf
-from probe.errors import BadInput, RunFailed
+from probe.errors import BadInput, RunFailed, describe
 from probe.prompting import PromptStyle
 from probe.reading import open_regular
 
@@ -43,7 +43,8 @@ class LlamaBackend(Backend):
         self.n_threads = n_threads
         self.seed = seed
         self.llm = None
-        self._template = False
+        self._template: str | None = None
+        self._eos = self._bos = ""
 
     def load(self, progress: ProgressFn | None = None) -> None:
         if not self.path.is_file():
@@ -64,19 +65,39 @@ class LlamaBackend(Backend):
                     n_gpu_layers=-1 if gpu else 0, seed=self.seed, verbose=False,
                     n_threads=self.n_threads, n_threads_batch=self.n_threads,
                     logits_all=False)
-        except (ValueError, RuntimeError, OSError) as exc:
+        except Exception as exc:
             # A damaged file is bad input (exit 2), not a failed run: read its header only
             # now, so a good model pays nothing for the check.
             check_gguf(self.path)
-            raise RunFailed(f"llama.cpp could not load {self.path}: {exc}.") from None
+            raise RunFailed(f"llama.cpp could not load {self.path}: {describe(exc)}.") \
+                from None
         meta = self.llm.metadata or {}
-        self._template = bool(meta.get("tokenizer.chat_template"))
+        self._template = meta.get("tokenizer.chat_template") or None
+        self._eos = self._token_text(self.llm.token_eos())
+        self._bos = self._token_text(self.llm.token_bos())
         if progress:
             progress("model loaded", 1.0)
 
     @property
     def has_chat_template(self) -> bool:
-        return self._template
+        return bool(self._template)
+
+    def _token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        try:
+            return self.llm.detokenize([token], special=True).decode("utf-8", "replace")
+        except Exception:   # an odd vocabulary: the template gets no such token
+            return ""
+
+    def chat_template(self):
+        """The GGUF's own template, with the BOS and EOS texts llama.cpp gives it."""
+        from probe.template_box import ChatTemplate
+
+        if not self._template:
+            return None
+        return ChatTemplate(self._template, self.path.name,
+                            {"bos_token": self._bos, "eos_token": self._eos})
 
     def _stopper(self):
         # Checked by llama.cpp after every token: cancellation needs no whole answer.
@@ -97,10 +118,13 @@ class LlamaBackend(Backend):
                       seed=seed, top_k=0, top_p=1.0, min_p=0.0,
                       stopping_criteria=self._stopper())
         if style.mode == "chat":
-            # The GGUF's own template, rendered by llama-cpp-python's sandboxed Jinja.
-            out = self.llm.create_chat_completion(messages=style.messages(prompt), **{
-                k: v for k, v in kwargs.items() if k != "stopping_criteria"})
-            text = out["choices"][0]["message"]["content"] or ""
+            # The GGUF's own template, rendered in the box before sampling (probe.template_box)
+            # rather than by llama-cpp-python in this process; its special tokens are tokens.
+            rendered = self.render(prompt, style)
+            tokens = self.llm.tokenize(rendered.encode("utf-8"), add_bos=False, special=True)
+            out = self.llm.create_completion(tokens, stop=[self._eos] if self._eos else [],
+                                             **kwargs)
+            text = out["choices"][0]["text"] or ""
         else:
             out = self.llm.create_completion(style.base_prompt(prompt), stop=style.stop(),
                                              **kwargs)

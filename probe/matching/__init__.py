@@ -8,13 +8,13 @@ answer at a time for the live view.
 """
 
 from probe.matching.cluster import (AnswerSet, Canonicalizer, Match, cluster_answers,
-                                    same_answer, why_different)
+                                    cluster_counted, same_answer, why_different)
 from probe.matching.extract import extract
 from probe.matching.nonpick import (ECHO, EMPTY, REFUSAL, classify, generic_words, is_echo,
                                     is_refusal, prompt_options)
 from probe.matching.normalise import normalise
 from probe.matching.rules import is_typo
 
-__all__ = ["AnswerSet", "Canonicalizer", "Match", "cluster_answers", "same_answer",
+__all__ = ["AnswerSet", "Canonicalizer", "Match", "cluster_answers", "cluster_counted", "same_answer",
            "why_different", "extract", "ECHO", "EMPTY", "REFUSAL", "classify",
            "generic_words", "is_echo", "is_refusal", "prompt_options", "normalise", "is_typo"]

@@ -254,7 +254,8 @@ def _picked(d: Decision, core: Key, text: str, generic: frozenset[str],
 def decide_all(responses: Iterable[str | None], generic: frozenset[str],
                options: frozenset[str], prompt: str = "",
                declared: Iterable[Key] = (), norm=normalise,
-               braces: bool = False) -> dict[str | None, Decision]:
+               braces: bool = False,
+               weights: dict | None = None) -> dict[str | None, Decision]:
     """Every distinct response's decision, reading each against the whole family: the
     result does not depend on the order the responses come in."""
     first: dict[str | None, Decision] = {}
@@ -265,7 +266,11 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
     vocab = Vocabulary(generic, prompt, norm)
     for key in declared:
         vocab.add(key, 2)
-    seen: Counter = Counter(d.key for d in first.values() if d.kind == "" and d.key)
+    # How often each key was given (a responses file passes each distinct response's count).
+    seen: Counter = Counter()
+    for r, d in first.items():
+        if d.kind == "" and d.key:
+            seen[d.key] += (weights or {}).get(r, 1)
     for d in first.values():
         if d.kind == "" and d.key and (d.sure or seen[d.key] >= 2):
             vocab.add(d.key)

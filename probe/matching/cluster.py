@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from probe.matching import rules
@@ -55,12 +55,15 @@ class AnswerSet:
         self.index: dict[Key, int] = {}
         self.parent: list[int] = []
         self.how: list[str] = []
-        self.surfaces: list[Counter] = []
+        # Each key's surface forms and counts: (form, count) while it has one, a Counter
+        # once it has two (most keys of a big file never do).
+        self.surfaces: list[tuple[str, int] | Counter | None] = []
         self.fixed: dict[int, str] = {}
         self._by_fold: dict[str, int] = {}
-        self._by_slot: dict[tuple, list[int]] = defaultdict(list)
-        # Full names by what their abbreviations look like ("js bach", "fdr", "vitamin _ v").
-        self._by_full: dict[tuple, list[int]] = defaultdict(list)
+        self._by_slot: dict[int, int | list[int]] = {}
+        # Full names by what their abbreviations look like ("js bach", "fdr", "vitamin _ v"),
+        # kept as hashes like the typo slots (a hit is always checked again).
+        self._by_full: dict[int, list[int]] = defaultdict(list)
         self._final: list[int] | None = None
         self._attached: dict[int, str] = {}
         self._names: dict[int, str] | None = None
@@ -105,14 +108,14 @@ class AnswerSet:
         self.index[key] = i
         self.parent.append(i)
         self.how.append("new")
-        self.surfaces.append(Counter())
+        self.surfaces.append(None)
         self._final = None
         if key[0] == _NONPICK:
             return i
         for sig in rules.initials_for(key):
-            self._by_full[("initials",) + sig].append(i)
+            self._by_full[hash(("initials",) + sig)].append(i)
         for slot in rules.abbreviation_slots(key, short=False):
-            self._by_full[("abbreviation",) + slot].append(i)
+            self._by_full[hash(("abbreviation",) + slot)].append(i)
         # A new key joins at most one answer. One that would bridge two ("Grape fruit"
         # between Grape and Grapefruit, "Austraia" between Austria and Australia) keeps
         # the strongest join only — the whole key run together before the key without
@@ -126,12 +129,19 @@ class AnswerSet:
                 self.how[i] = rules.fold_reason(self.keys[j], key, self.generic)
         typo_roots: dict[int, int] = {}
         for slot in rules.typo_slots(key):
-            bucket = self._by_slot[slot]
+            held = self._by_slot.get(slot)
+            if held is None:          # most slots only ever hold one key: no list for it
+                self._by_slot[slot] = i
+                continue
+            bucket = (held,) if isinstance(held, int) else held
             for j in bucket:
                 if j != i and self.find(j) not in typo_roots and rules.is_typo(self.keys[j], key):
                     typo_roots[self.find(j)] = j
-            if not bucket or bucket[-1] != i:
-                bucket.append(i)
+            if isinstance(held, int):
+                if held != i:
+                    self._by_slot[slot] = [held, i]
+            elif held[-1] != i:
+                held.append(i)
         if self.find(i) == i and len(typo_roots) == 1:
             (j,) = typo_roots.values()
             if self._union(j, i) and self.how[i] == "new":
@@ -196,9 +206,10 @@ class AnswerSet:
     def _written_as_name(self, i: int) -> bool:
         """Whether key ``i`` is mostly written as a proper name: every word capitalised
         ("Niels Bohr", "Chicago Bulls", "Ludwig van Beethoven"), not "Guinea pig"."""
-        if not self.surfaces[i]:
+        held = self.surfaces[i]
+        if not held:
             return False
-        surface = self.surfaces[i].most_common(1)[0][0]
+        surface = held[0] if isinstance(held, tuple) else held.most_common(1)[0][0]
         words = [w for w in re.findall(r"[^\W\d_][\w'’.-]*", surface)
                  if w.casefold() not in rules.PARTICLES]
         return len(words) >= 2 and all(w[:1].isupper() for w in words)
@@ -214,10 +225,11 @@ class AnswerSet:
                 continue
             found: set[int] = set()
             for sig in rules.initials_of(key):
-                found |= {roots[j] for j in self._by_full.get(("initials",) + sig, ())}
+                found |= {roots[j] for j in self._by_full.get(hash(("initials",) + sig), ())
+                          if sig in rules.initials_for(self.keys[j])}
                 kind = "initials"
             for slot in rules.abbreviation_slots(key, short=True):
-                hits = {roots[j] for j in self._by_full.get(("abbreviation",) + slot, ())
+                hits = {roots[j] for j in self._by_full.get(hash(("abbreviation",) + slot), ())
                         if rules.is_abbreviation(key, self.keys[j])}
                 if hits:
                     found |= hits
@@ -251,14 +263,25 @@ class AnswerSet:
         if self._names is None:
             totals: dict[int, Counter] = defaultdict(Counter)
             for i, r in enumerate(self._final):
-                totals[r].update(self.surfaces[i])
+                held = self.surfaces[i]
+                if isinstance(held, tuple):
+                    totals[r][held[0]] += held[1]
+                elif held:
+                    totals[r].update(held)
             self._names = {r: min(c.items(), key=lambda kv: (-kv[1], kv[0].casefold(), kv[0]))[0]
                            for r, c in totals.items() if c}
             self._names.update(self.fixed)
         return self._names.get(cluster) or " ".join(self.keys[cluster]).lstrip(_NONPICK + " ")
 
-    def count(self, i: int, surface: str) -> None:
-        self.surfaces[i][surface] += 1
+    def count(self, i: int, surface: str, times: int = 1) -> None:
+        held = self.surfaces[i]
+        if held is None:
+            self.surfaces[i] = (surface, times)
+        elif isinstance(held, tuple):
+            self.surfaces[i] = ((surface, held[1] + times) if held[0] == surface else
+                                Counter({held[0]: held[1], surface: times}))
+        else:
+            held[surface] += times
         self._names = None
 
 
@@ -347,32 +370,45 @@ def cluster_answers(responses: Sequence[str | None], prompt: str = "",
                     answer_format: str = "words") -> list[Match]:
     """Match a whole set of responses at once; the result does not depend on their order.
     With ``answer_format="braces"`` only an answer inside {braces} is a pick."""
+    weight: Counter = Counter(responses)
+    distinct = list(weight)
+    matched = dict(zip(distinct, cluster_counted(distinct, [weight[r] for r in distinct],
+                                                 prompt, answers, answer_format)))
+    return [replace(matched[r]) for r in responses]
+
+
+def cluster_counted(responses: Sequence[str | None], counts: Sequence[int], prompt: str = "",
+                    answers: dict[str, list[str]] | None = None,
+                    answer_format: str = "words") -> list[Match]:
+    """One match per distinct response, given how often each was given: what
+    ``cluster_answers`` gives every copy, at the cost of the distinct responses only (a
+    file of a million rows holds far fewer)."""
     generic, options = generic_words(prompt), prompt_options(prompt)
     norm = keyer(prompt)
     declared = [norm(a) for canonical, aliases in (answers or {}).items()
                 for a in [canonical, *aliases]]
     decisions = decide_all(responses, generic, options, prompt, [k for k in declared if k], norm,
-                           answer_format == "braces")
-    seen: dict[str | None, tuple[str, Key, str]] = {
-        r: (d.answer, *_key_of(d)) for r, d in decisions.items()}
-    counts: Counter = Counter(seen[r][1] for r in responses if seen[r][1])
-    aset = AnswerSet(generic, answers, kinds_are_answers(prompt), norm)
-    for key in sorted(counts, key=lambda k: (-counts[k], k)):
-        aset.add(key)
-    for r in responses:
-        answer, key, _ = seen[r]
+                           answer_format == "braces", dict(zip(responses, counts)))
+    seen = [(decisions[r].answer, *_key_of(decisions[r])) for r in responses]
+    totals: Counter = Counter()
+    for (_, key, _), n in zip(seen, counts):
         if key:
-            aset.count(aset.index[key], answer)
+            totals[key] += n
+    aset = AnswerSet(generic, answers, kinds_are_answers(prompt), norm)
+    for key in sorted(totals, key=lambda k: (-totals[k], k)):
+        aset.add(key)
+    for (answer, key, _), n in zip(seen, counts):
+        if key:
+            aset.count(aset.index[key], answer, n)
     out = []
-    for r in responses:
-        answer, key, kind = seen[r]
+    for answer, key, kind in seen:
         if not key:
             out.append(Match(answer, "", "empty", refusal=kind == REFUSAL, nonpick=kind or EMPTY))
             continue
         i = aset.index[key]
         cluster = aset.cluster(i)
         reason = aset.reason(i)
-        if reason == "new" and (counts[key] > 1 or aset.find(i) != i or cluster != i):
+        if reason == "new" and (totals[key] > 1 or aset.find(i) != i or cluster != i):
             reason = "exact"
         out.append(Match(answer, aset.name(cluster), reason, refusal=bool(kind),
                          cluster=cluster, nonpick=kind, key=key))

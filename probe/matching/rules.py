@@ -86,13 +86,16 @@ def _deletions(word: str, depth: int) -> set[str]:
     return out
 
 
-def typo_slots(key: Key) -> list[tuple]:
-    """Index entries: two keys share one only if they may differ by a typo in one word."""
+def typo_slots(key: Key) -> list[int]:
+    """Index entries: two keys share one only if they may differ by a typo in one word
+    (the other words, the word's place and a deletion variant agree). Each is kept as its
+    hash: a family scored from a file can have hundreds of thousands of distinct answers
+    with a dozen entries each, and a rare collision only costs one ``is_typo`` check."""
     slots = []
     for i, w in enumerate(key):
         if w.isalpha() and typo_limit(len(w)):
-            rest = key[:i] + ("",) + key[i + 1:]
-            slots.extend((rest, v) for v in _deletions(w, typo_limit(len(w))))
+            rest = "\x1f".join(key[:i] + ("",) + key[i + 1:]) + "\x1e"
+            slots.extend(hash(rest + v) for v in _deletions(w, typo_limit(len(w))))
     return slots
 
 

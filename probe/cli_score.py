@@ -1,0 +1,85 @@
+"""`probe score`: responses from files, scored without a model.
+
+Streamed: the files are read as tallies (probe.tally), so memory grows with the distinct
+responses, not the rows; a scored run is stored in one transaction, so a full disk or an
+interrupt leaves nothing half-stored (and no run 'running' forever)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from probe.errors import BadInput
+from probe.terminal import StatusLine
+
+
+def score_command(family: str, responses_paths: tuple[str, ...], as_json: bool, model: str,
+                  no_save: bool, rule: str, db_path: str) -> None:
+    from probe import family as fam_mod
+    from probe.paths import families_dir
+    from probe.tally import families_for_groups, group_for, read_groups, tally
+
+    label = ", ".join(responses_paths)
+    status = StatusLine()
+    if Path(family).is_dir():
+        # Every family file checked before the responses are read.
+        loaded = []
+        for path, fam in fam_mod.discover(family):
+            if isinstance(fam, BadInput):
+                raise fam
+            loaded.append(fam)
+        groups = read_groups(responses_paths, status.show)
+        pairs = families_for_groups(groups, loaded, label)
+    else:
+        fam = fam_mod.resolve(family, families_dir())
+        groups = read_groups(responses_paths, status.show)
+        pairs = [(fam, group_for(groups, fam, label))]
+    tallies = [tally(group, fam, responses_paths) for fam, group in pairs]
+    del groups, pairs
+    store = None
+    if not no_save:
+        from probe.store import Store
+
+        store = Store(db_path)
+    for t in tallies:
+        _score_one(t, model, store, label, as_json, rule, status)
+
+
+def _score_one(t, model: str, store, label: str, as_json: bool, rule: str,
+               status: StatusLine) -> None:
+    from probe.scoring import to_record
+    from probe.store import SampleRow
+    from probe.tally import score_tally
+
+    big = len(t) >= 100_000
+    if big:
+        status.show(f"matching {len(t.forms):,} distinct responses of {t.family.name} "
+                    f"({len(t):,} samples)…")
+    scored = score_tally(t, rule)
+    run_id = None
+    if store is not None:
+        def rows():
+            for n, ((kind, idx, text), m) in enumerate(zip(t.samples(), scored.matches())):
+                if big and n % 50_000 == 0:
+                    status.show(f"storing {t.family.name}: {n / len(t):.0%} of "
+                                f"{len(t):,} samples")
+                yield SampleRow(run_id, kind, idx, t.prompt(kind, idx), text, m.answer,
+                                m.canonical, m.reason, m.refusal, None, None)
+
+        with store.transaction():
+            run_id = store.create_run(t.family, model=model, backend="external",
+                                      settings={"responses": label, "rule": rule}, seed=None)
+            store.add_samples(rows())
+            store.save_result(run_id, scored.scores)
+            store.set_status(run_id, "finished")
+    status.done(keep=False)
+    record = to_record(t.family, model, run_id, scored.scores)
+    if as_json:
+        click.echo(json.dumps(record, ensure_ascii=False))
+    else:
+        from probe.report import render_scores
+
+        click.echo(render_scores(record, scored.scores))
+        click.echo("")
