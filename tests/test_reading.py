@@ -209,3 +209,70 @@ def test_the_braces_format_asks_for_braces_and_shows_them_in_the_examples():
     assert "curly braces" in prompt and "A: {" in prompt and prompt.endswith("A:")
     chat = style_for("Name a random bird.", True, False, 0, None, "braces")
     assert "curly braces" in chat.messages("Name a random bird.")[-1]["content"]
+
+
+# ------------------------------------------- round 2: classes found on a measured set
+
+@pytest.mark.parametrize("response, answer", [
+    ("Has to be Albatross.", "Albatross"),
+    ("Gotta be puffin!", "puffin"),
+    ("Wow, I adore this one. Final answer: Heron.", "Heron"),
+    ("The seabird I picked is Gannet.", "Gannet"),
+    ("Someone who always comes up for me is the Osprey. Its wings are huge.", "Osprey"),
+    ("I went with Kestrel and honestly it was fun.", "Kestrel"),
+    ("Q: Name a bird. A: Magpie Q: Name a bird. A: Magpie", "Magpie"),
+    ("Robin... hmm, no wait, Wren.", "Wren"),
+    ("A swan is pretty, a goose is fine too... but really it's the Crane.", "Crane"),
+])
+def test_the_answer_is_found_past_remarks_and_descriptions(response, answer):
+    assert _pick(response) == answer
+
+
+@pytest.mark.parametrize("response", [
+    "I really don't know.",
+    "Would you like something common or something rare?",
+    "Want me to choose for you?",
+])
+def test_not_knowing_and_asking_back_are_not_picks(response):
+    assert _pick(response) == ""
+
+
+FAMILY = ["Heron", "heron", "Heron!", "Egret", "Egret", "Ibis", "Ibis"]
+
+
+@pytest.mark.parametrize("response", [
+    "If you like tall birds, Heron; if you like white ones, Egret. Up to you!",
+    "Heron? Egret? Either works.",
+    "Heron, Ibis",
+    "Good ones include Heron, Egret and Ibis. Shall I narrow it down?",
+    "Choose one: Heron, Ibis",
+])
+def test_two_family_answers_without_a_choice_between_them_are_options(response):
+    match = cluster_answers([response] + FAMILY, "Name a random bird.")[0]
+    assert match.nonpick, match
+
+
+@pytest.mark.parametrize("response, answer", [
+    ("Heron! Egret is lovely too.", "Heron"),
+    ("I'd pick Heron over Egret.", "Heron"),
+    ("Egret... no, wait. Heron.", "Heron"),
+    ("Ibis is nice, Egret too... but honestly it's Heron.", "Heron"),
+    ("Heron (though Ibis comes close).", "Heron"),
+])
+def test_a_family_answer_chosen_among_others_is_the_pick(response, answer):
+    match = cluster_answers([response] + FAMILY, "Name a random bird.")[0]
+    assert not match.nonpick and match.canonical == answer, match
+
+
+def test_a_title_before_a_name_is_the_same_answer_even_beside_the_full_name():
+    matches = cluster_answers(["Darwin", "Prof. Darwin", "Charles Darwin", "Mendel"],
+                              "Name a scientist")
+    assert len({m.cluster for m in matches[:3]}) == 1 and matches[3].cluster != matches[0].cluster
+
+
+@pytest.mark.parametrize("a, b, prompt", [
+    ("Harry Truman", "Harry S. Truman", "Name a president"),
+    ("Thu", "Thursday", "Name a weekday"),
+])
+def test_a_middle_initial_and_calendar_short_forms_join(a, b, prompt):
+    assert same_answer(a, b, prompt)[0]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from probe.matching import words as W
-from probe.matching.extract import Reading, Segment, choose, read
+from probe.matching.extract import Reading, Segment, choose, is_list, read
 from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, is_echo
 from probe.matching.normalise import normalise
 
@@ -49,6 +49,10 @@ def _core(key: Key, generic: frozenset[str]) -> Key:
     return tuple(w for w in key if w not in generic)
 
 
+_LINKS = frozenset("over or and vs versus than not instead nor".split())
+_PARTS = re.compile(r"[,;/]|\s(?:or|and|&)\s", re.I)
+
+
 class Vocabulary:
     """The family's candidate answers, as keys without the family's generic words."""
 
@@ -66,6 +70,18 @@ class Vocabulary:
         self.counts[core] += weight
         self._by_first[core[0]].add(core)
 
+    def drop_composites(self) -> None:
+        """A reading that links two of the family's answers ("Heron over Egret", "Heron or
+        Egret") is not a candidate of its own; a name made of two ("Frida Kahlo" beside
+        "Kahlo" and "Frida") is."""
+        for core in [c for c in self.counts if len(c) >= 3 and _LINKS & set(c[1:-1])]:
+            weight = self.counts.pop(core)
+            self._by_first[core[0]].discard(core)
+            inside = self.mentions(" ".join(core))
+            if len(inside) < 2:
+                self.counts[core] = weight
+                self._by_first[core[0]].add(core)
+
     def __contains__(self, key: Key) -> bool:
         return _core(key, self.generic) in self.counts
 
@@ -77,7 +93,12 @@ class Vocabulary:
     def mentions(self, text: str) -> list[Key]:
         """The distinct candidates ``text`` names, longest first where they overlap; a
         candidate the question itself names ("between 1 and 100") is not a mention."""
-        words = [w for w in self.norm(text.replace(",", " ")) if w not in self.generic]
+        # Each part between commas, slashes and "or" is read alone, so a part never reads
+        # as the place of the one before it ("Istanbul, Rio de Janeiro" names two cities).
+        words: list[str] = []
+        for part in _PARTS.split(text):
+            words.extend(w for w in self.norm(part) if w not in self.generic)
+            words.append("\x01")
         found: list[Key] = []
         i = 0
         while i < len(words):
@@ -191,7 +212,9 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
         # "Blue & purple", "Sudan and Nigeria": two of the family's answers side by side.
         return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
     if d.kind == "" and d.key in vocab and not (seg is not None and seg.listed):
-        return d                  # the response names a family answer first: that is its pick
+        # The response names a family answer: that is its pick, unless it names others
+        # beside it without choosing between them.
+        return _among(d, vocab, generic)
     if d.kind == "" and d.sure and d.key not in vocab:
         inner = vocab.mentions(d.answer)
         if len(inner) == 1 and _only_praise_around(d.key, inner[0], generic):
@@ -205,15 +228,66 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
     if len(named) == 1 and not listed:    # a list stays a list unless one option is chosen
         return _picked(d, named[0], " , ".join(texts), generic, vocab.norm)
     if len(named) >= 2 or listed:
-        committed = [s for s in d.reading.segments if s.cue and s.answer and not s.listed]
-        for s in committed:
-            if s is seg and seg.listed:
-                continue
-            inner = vocab.mentions(s.answer)
-            if len(inner) == 1:
-                return _picked(d, inner[0], s.answer, generic, vocab.norm)
-        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+        return _among(d, vocab, generic, offered=True)
     return d
+
+
+def _among(d: Decision, vocab: Vocabulary, generic: frozenset[str],
+           offered: bool = False) -> Decision:
+    """A response naming two or more of the family's answers picks one only when it commits
+    to it: a correction ("X… actually, Y"), a turn ("…, but really it's Y"), or a verb or
+    label of choosing before it ("I'd go with Y", "Final choice: Y") — and then the one it
+    committed to. Two commitments to different answers ("If you want famous, X; if you
+    want unusual, Y") offer both. Without one, a reply that opens with its answer alone
+    ("Monarch! The Morpho is lovely too") keeps it; anything else offers options.
+    ``offered``: the response is already known to offer options (a list)."""
+    segments = d.reading.segments
+    named = vocab.mentions(" , ".join(_named(s) for s in segments if not s.remark))
+    if len(named) < 2 and not offered:
+        return d
+    firm: list[tuple[Segment, Key]] = []
+    for s in segments:
+        if not s.answer or s.remark or s.negated or s.conditional \
+                or not (s.cue or s.corrected or s.after_but):
+            continue
+        inner = vocab.mentions(s.answer)
+        if len(inner) == 1 or (len(inner) > 1 and not s.listed and not is_list(s.answer)
+                               and not _PARTS.search(s.answer)):
+            firm.append((s, inner[0]))     # "Monarch over the Morpho": the first one
+    final = [f for f in firm if f[0].corrected or f[0].after_but]
+    if final:
+        s, core = final[-1]
+        return _picked(d, core, s.answer, generic, vocab.norm)
+    if firm and len({core for _, core in firm}) == 1:
+        s, core = firm[0]
+        return _picked(d, core, s.answer, generic, vocab.norm)
+    if firm:
+        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+    first = next((s for s in segments if s.answer and not s.remark), None)
+    if not offered and first is not None and first is d.segment and first.whole \
+            and not first.conditional and not first.listed \
+            and len(vocab.mentions(first.answer)) == 1 and not _asked(first, d.reading):
+        return d
+    return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+
+
+_SET_ASIDE = re.compile(r"\b(?:not|never|rather than|instead of|over|unlike)\b", re.I)
+
+
+def _named(seg: Segment) -> str:
+    """What a segment offers: its text up to a name it sets aside ("Lakers, not to be
+    confused with the Clippers"; "Venice over Kyoto")."""
+    from probe.matching.extract import _drop_brackets
+
+    text = _drop_brackets(seg.text or seg.answer)      # "Carbon (though Iridium is close)"
+    return _SET_ASIDE.split(text, 1)[0]
+
+
+def _asked(seg: Segment, reading: Reading) -> bool:
+    """The segment's answer was put as a question ("Viola? Violin? Both work")."""
+    text = seg.text or seg.answer
+    at = reading.scan.find(text)
+    return at >= 0 and reading.scan[at + len(text):].lstrip()[:1] == "?"
 
 
 def _said(seg: Segment) -> str:
@@ -274,4 +348,5 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
     for d in first.values():
         if d.kind == "" and d.key and (d.sure or seen[d.key] >= 2):
             vocab.add(d.key)
+    vocab.drop_composites()
     return {r: revise(d, vocab, generic) for r, d in first.items()}

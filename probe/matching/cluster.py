@@ -157,6 +157,7 @@ class AnswerSet:
     # ------------------------------------------------------------ resolve
     def _resolve(self) -> list[int]:
         """Final cluster of every key: union-find roots plus one-way qualifier attaches."""
+        self._join_titles()
         roots = [self.find(i) for i in range(len(self.keys))]
         sources: dict[int, set[int]] = defaultdict(set)
         targets: dict[int, set[int]] = defaultdict(set)
@@ -202,6 +203,21 @@ class AnswerSet:
                 r, seen = merged[r], seen + 1
             final.append(r)
         return final
+
+    def _join_titles(self) -> None:
+        """A name with only a title before it ("Dr. Einstein", "Sir Isaac Newton", "Lt.
+        Columbo") is the same answer as the name without it: joined outright, so it never
+        makes a short name look ambiguous next to a full one ("Albert Einstein")."""
+        for i, key in enumerate(self.keys):
+            if key[0] == _NONPICK or len(key) < 2 or key[0] not in rules.HONORIFICS:
+                continue
+            k = 1
+            while k < len(key) - 1 and key[k] in rules.HONORIFICS:
+                k += 1
+            j = self._lookup(key[k:])
+            if j is not None and self.find(j) != self.find(i) and self._written_as_name(i):
+                if self._union(j, i) and self.how[i] == "new":
+                    self.how[i] = "short name"
 
     def _written_as_name(self, i: int) -> bool:
         """Whether key ``i`` is mostly written as a proper name: every word capitalised

@@ -39,6 +39,7 @@ _SPECIAL = re.compile(r"<\|[^|<>\s]{1,40}\|>|</?(?:s|eos|bos|pad|unk|mask|sep|cl
 _PLACEHOLDER = re.compile(r"\[[^\[\]]{1,60}\]|<[^<>]{1,60}>|\((?:write|insert|type|enter|your)\b[^()]{0,40}\)|\{[^{}]*(?:_|\b(?:your|insert|here|"
                           r"answer|choice|option|placeholder|blank|favou?rite)\b)[^{}]*\}", re.I)
 _BRACE = re.compile(r"\{([^{}]*)\}")
+_TURN = re.compile(r"(?<=[^\s.!?:])\s+([QA]):(?=\s)")
 _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
 # A list item's mark: "- ", "• ", "1. ", "2) ", "a. ", "(B) ".
 _ITEM = re.compile(r"^\s*(?:[-•*>]|\d{1,2}[.)]|\(?[a-eA-E]\)|[a-e]\.)\s+(?=\S)")
@@ -76,6 +77,7 @@ class Segment:
     titled: bool = False    # the whole response is a name in Title Case ("Anything Goes")
     corrected: bool = False  # it takes back an earlier answer ("Kale? No, wait. Broccoli.")
     exclaim: bool = False   # praise of the question, not an answer ("Great project!")
+    conditional: bool = False   # offered to one kind of user ("If you like tall ones, X")
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ def _clean(response: str) -> str:
     if special and text[:special.start()].strip():
         text = text[:special.start()]     # "Monarch<end_of_turn>…": the rest is not the answer
     text = _SPECIAL.sub("\n", text.replace("\r", "\n"))
+    # A base model's "A: X Q: … A: X" loop: each "Q:" or "A:" starts a sentence of its own.
+    text = _TURN.sub(r". \1:", text)
     if not text.isprintable():
         text = "".join(ch if ch == "\n" or unicodedata.category(ch)[0] != "C" else " "
                        for ch in text)
@@ -189,7 +193,13 @@ def _divisions(line: str) -> list[tuple[str, str]]:
         out.append((line[start:m.start()], kind))
         start = m.end()
     out.append((line[start:], ""))
-    return [(t, k) for t, k in out if t.strip(" " + QUOTES)] or [("", "")]
+    kept: list[tuple[str, str]] = []
+    for t, k in out:
+        if t.strip(" " + QUOTES):
+            kept.append((t, k))
+        elif k == "but" and kept:
+            kept[-1] = (kept[-1][0], k)   # "X is nice… but really it's Y": the turn stays
+    return kept or [("", "")]
 
 
 def _is_title_like(text: str) -> bool:
@@ -281,7 +291,8 @@ def _correction(text: str) -> tuple[bool, str]:
     if k >= len(toks) or _lower(toks[k]) not in W.CORRECTIONS:
         return False, text
     if _lower(toks[k]) in ("no", "nah", "nope") and not re.match(
-            r"\s*(?:\w+[\s,]+)*?(?:no|nah|nope)\s*(?:[,—–-]|$)", text, re.I):
+            r"\s*(?:\w+[\s,]+)*?(?:no|nah|nope)\s*(?:[,—–-]|$|(?=(?:wait|actually|scratch)\b))",
+            text, re.I):
         return False, text        # "No preference" is not a correction
     if _lower(toks[k]) == "thought" and not (k and _lower(toks[k - 1]) == "second"):
         return False, text
@@ -375,7 +386,7 @@ def _read_line(line: str) -> tuple[Segment, ...]:
         if correction and seg.answer and not seg.remark:
             seg = replace(seg, corrected=True)
             correction = False
-        if i > 0 and pieces[i - 1][1] == "but":
+        if i > 0 and (pieces[i - 1][1] == "but" or re.match(r"\s*but\s", pieces[i][0], re.I)):
             seg = replace(seg, after_but=True)
         segments.append(seg)
         if not seg.answer and not seg.remark:
@@ -407,12 +418,19 @@ def _asks_back(piece: str, line: str) -> bool:
     """A question back to the user ("Which dinosaur is your favourite?", "What's it
     for?"), not a suggestion ("How about a Monarch?", "What about Rome?")."""
     toks = _tokens(piece)
-    if len(toks) < 2 or _lower(toks[0]).partition("'")[0] not in _WH:
+    if len(toks) < 2:
         return False
     end = line.find(piece) + len(piece)
     if line[end:end + 1] != "?":
         return False
-    return _lower(toks[1]) not in ("about", "if")
+    lows = [_lower(t) for t in toks]
+    if lows[0] in W.AUXILIARIES | {"want", "any", "anything"} and not any(
+            t[:1].isupper() for t in toks[1:] if _lower(t) != "i") \
+            and {"you", "me", "your", "you've", "you'd", "you're"} & set(lows):
+        return True               # "Do you want something well known?", "Want me to narrow it?"
+    if lows[0].partition("'")[0] not in _WH:
+        return False
+    return lows[1] not in ("about", "if")
 
 
 def _inline_items(line: str) -> list[str]:
@@ -491,15 +509,26 @@ def _article_start(tokens: list[str], k: int) -> int:
     return k
 
 
+_OBJECT_PRONOUNS = frozenset("this that it these those them".split())
+
+
 def _remark(tokens: list[str]) -> bool:
     """A sentence about the choice: a pronoun or quantifier subject and then a verb that is
     not "to be" ("It depends", "Any of them would work", "They vary") — unless what follows
     is written as a name ("It Follows")."""
     while len(tokens) > 1 and _lower(tokens[0]) in W.DISCOURSE \
-            and _lower(tokens[0]).partition("'")[0] not in W.HEDGE_SUBJECTS:
-        tokens = tokens[1:]           # "Honestly, that's subjective"
+            and (_lower(tokens[0]).partition("'")[0] not in W.HEDGE_SUBJECTS
+                 or _lower(tokens[1]).partition("'")[0] in W.HEDGE_SUBJECTS | W.PRONOUNS):
+        tokens = tokens[1:]           # "Honestly, that's subjective", "honestly it's Heron"
     if not tokens:
         return False
+    lows = [_lower(t) for t in tokens]
+    if lows[-1:] == ["one"] and len(lows) > 2 and lows[-2] in ("this", "that"):
+        lows = lows[:-1]              # "I adore this one"
+    if 2 <= len(lows) <= 6 and lows[-1] in _OBJECT_PRONOUNS and lows[0] in ("i", "we") \
+            and not any(t[:1].isupper() for t in tokens[1:]) \
+            and not any(w in W.CHOICE_VERBS | W.NEGATIONS for w in lows):
+        return True                   # "I love this", "We adore it": about the question
     first = _lower(tokens[0])
     head, _, clitic = first.partition("'")
     if first in ("this", "the") and len(tokens) > 2 and _lower(tokens[1]) in ("question", "quiz",
@@ -549,6 +578,7 @@ HARD_REFUSAL = re.compile(
     r"\b(?:i\s?(?:can(?:not|'t|’t)|am unable|'m unable|’m unable|am not able|'m not able|"
     r"won'?t|do not|don'?t)\s(?:really\s)?(?:to\s)?(?:choose|pick|select|decide|provide|have (?:a |any )?"
     r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
+    r"|\b(?:i\s?(?:do not|don'?t|don’t)|dunno)\s(?:really\s)?know\b|\bno idea\b"
     r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"
     r"as a (?:language model|large language model))",
     re.I,
@@ -629,10 +659,21 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         if _content(_tokens(rest)):
             # "If I have to commit to one, Blue": a choosing clause makes what follows a pick.
             chosen = any(_lower(t) in W.CHOICE_VERBS for t in _tokens(context))
-            return _read_segment(rest, cue_before or chosen)
+            # "If you like tall ones, X": an answer for one kind of user, an offer.
+            offer = _lower(tokens[0]) == "if" and len(tokens) > 1 and \
+                _lower(tokens[1]).partition("'")[0] in ("you", "your")
+            return replace(_read_segment(rest, cue_before or chosen), conditional=offer)
     n, cue = _lead_in(tokens)
     if re.match(r"\s*[A-Z]\.\s*[A-Z]", text):
         n, cue = 0, False         # "A. Lincoln": an initial, not an article
+    if 0 < n < len(tokens) and any(_lower(t) in ("it's", "that's", "it’s", "that’s")
+                                   for t in tokens[:n]):
+        cue = True                # "…but really it's the Crane": stated as the answer
+    if n == len(tokens) and len(tokens) >= 2 and _lower(tokens[-1]) in W.AUXILIARIES \
+            and tokens[-1][:1].isupper() and _lower(tokens[-2]) in ("be", "is", "say", "pick",
+                                                                   "choose", "with", "go"):
+        # "That has to be May", "I'd say May": the month, not the verb.
+        return Segment(tokens[-1], text=_strip(text), cue=True)
     if n == len(tokens):
         if len(tokens) <= 3 and not any(_lower(t) in W.DISCOURSE | W.PRAISE or W.is_filler(
                 _lower(t)) and _lower(t) not in W.FILLER for t in tokens) \
@@ -674,10 +715,15 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         if toks[j][:1].isupper() and not upper and low not in ("is", "are", "was", "were") \
                 and low.partition("'")[0] != "i":
             continue                  # "The month of May", "Vitamin D", "Will Smith"
+        clause = low in ("and", "but", "so") and j + 1 < len(toks) and not toks[j + 1][:1].isupper() \
+            and _lower(toks[j + 1]) in W.PRONOUNS | W.DISCOURSE | W.AUXILIARIES
+        # "I'd pick Heron over Egret", "Heron rather than Egret": the one preferred.
+        clause = clause or (cue or cue_before) and (low == "over" or (
+            low in ("rather", "instead") and j + 1 < len(toks) and _lower(toks[j + 1]) in ("than", "of")))
         if low in W.PREDICATE_VERBS or low in ("because", "since", "which", "who", "whose",
                                                "that", "as", "if", "though", "although",
                                                "while", "when", "where", "for") \
-                or _apostrophe_filler(toks[j]):
+                or _apostrophe_filler(toks[j]) or clause:
             end, cut = j, True
             if low in ("wins", "win", "takes", "gets"):
                 cue = True            # "… and Oct wins", "Monarch takes it"
@@ -731,8 +777,11 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             and all(_adjective_only(_lower(t)) for t in _content(_tokens(answer))):
         # "That's subjective", "It's personal": a judgement of the question, not a name.
         return Segment("", text=_strip(text), remark=True)
-    if complement and not _content(_tokens(answer)):
-        # "The first that comes to mind is Matrix Reloaded": the subject names nothing.
+    subject = [_lower(t) for t in tokens[:n] + toks[:end]]
+    if complement and (not _content(_tokens(answer)) or any(
+            w in W.CHOICE_VERBS or w in W.INDEFINITE_PRONOUNS or w in ("mine",) for w in subject)):
+        # "The first that comes to mind is Matrix Reloaded": the subject names nothing;
+        # "The breed I chose is Beagle": the subject describes the choice.
         return Segment(complement, text=_strip(text), cue=True, whole=True,
                        listed=is_list(complement))
     words = _content(_tokens(answer))
@@ -757,7 +806,13 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     if n > 0 and (any(_lower(t) in W.INDEFINITE_PRONOUNS for t in tokens[:n]) or (
             _lower(tokens[n - 1]) == "some" and all(_adjective_only(_lower(t)) or _lower(t) in W.PRAISE
                                                     for t in _content(_tokens(answer))))):
-        # "something tasty", "somewhere abroad", "something with milk": no name in it.
+        # "something tasty", "somewhere abroad", "something with milk": no name in it —
+        # unless a copula follows with one ("Someone who comes to mind is Darwin").
+        at = next((k for k in range(n, len(tokens) - 1) if _lower(tokens[k]) in ("is", "was")), None)
+        if at is not None:
+            named = _read_segment(text[_offset(text, tokens, at + 1):], True)
+            if named.answer and not named.remark and not named.listed:
+                return Segment(named.answer, text=_strip(text), cue=True, whole=True)
         return Segment("", text=_strip(text), remark=True)
     return Segment(answer, text=_strip(text), cue=cue, whole=not cut, listed=listed,
                    complement=complement, indefinite=indefinite)
@@ -787,9 +842,17 @@ def _collapse_repeats(text: str) -> str:
     """A base model's loop ("Marie Curie Marie Curie Marie Curie", "'8' '8' '8'") is one
     answer."""
     if any(q in text for q in QUOTES):
-        bare = " ".join(re.sub("[" + re.escape(QUOTES) + "]", " ", text).split())
-        if _collapse_repeats(bare) != bare:
-            return _collapse_repeats(bare)
+        # Quotes go; an apostrophe inside a word ("don't") stays.
+        bare = " ".join(_QUOTE_MARK.sub(" ", text).split())
+        if bare != text and _repeats(bare) != bare:
+            return _repeats(bare)
+    return _repeats(text)
+
+
+_QUOTE_MARK = re.compile(rf"(?<!\w)[{re.escape(QUOTES)}]|[{re.escape(QUOTES)}](?!\w)")
+
+
+def _repeats(text: str) -> str:
     toks = text.split()
     for size in range(1, len(toks) // 2 + 1):
         unit = toks[:size]

@@ -55,7 +55,13 @@ def folds(key: Key, generic: frozenset[str]) -> list[str]:
     without = fold(key, generic)
     bare = [w for w in key if w not in PARTICLES or w == key[0]]
     plain = fold(tuple(bare), generic) if len(bare) >= 2 and len(bare) < len(key) else None
-    return [f for f in dict.fromkeys(("=" + full if full else None, without, plain)) if f]
+    # A middle initial is optional in a name: "Ulysses S. Grant" is "Ulysses Grant".
+    middle = [w for i, w in enumerate(bare) if not (0 < i < len(bare) - 1 and len(w) == 1
+                                                   and w.isalpha())]
+    unmiddled = fold(tuple(middle), generic) if len(middle) >= 2 and len(middle) < len(bare) \
+        and not has_digit(key) and all(len(w) >= 3 for w in middle) else None
+    return [f for f in dict.fromkeys(("=" + full if full else None, without, plain, unmiddled))
+            if f]
 
 
 def fold(key: Key, generic: frozenset[str]) -> str | None:
@@ -264,6 +270,8 @@ def is_abbreviation(a: Key, b: Key) -> bool:
     if not pair:
         return False
     x, y = sorted(pair, key=len)
+    if (x, y) in _calendar_abbreviations():
+        return True               # "Mon" is Monday, whatever else the word names
     if not abbreviates(x, y) or lexicon.place_id(x) or lexicon.place_id(y):
         return False              # Niger is not short for Nigeria
     return len(a) > 1 or _rare(x) or (x, y) in _calendar_abbreviations()

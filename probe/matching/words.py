@@ -21,7 +21,7 @@ DETERMINERS = frozenset("a an the some any each every all both either neither no
                         "such own".split())
 AUXILIARIES = frozenset("""
 am is are was were be been being do does did have has had will would shall should can could
-may might must ought 's 're 'm 've 'd 'll
+may might must ought 's 're 'm 've 'd 'll gotta gonna hafta oughta
 """.split())
 PREPOSITIONS = frozenset("of to for with in on at by from about as into onto over than "
                          "like upon among between toward towards without after before "
