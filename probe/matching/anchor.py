@@ -349,4 +349,32 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
         if d.kind == "" and d.key and (d.sure or seen[d.key] >= 2):
             vocab.add(d.key)
     vocab.drop_composites()
+    for r, d in _set_phrases(first, vocab, weights).items():
+        first[r] = d
     return {r: revise(d, vocab, generic) for r, d in first.items()}
+
+
+def _set_phrases(first: dict, vocab: Vocabulary, weights: dict | None) -> dict:
+    """Readings that are a reply's set phrase, not its answer: a word read as the answer
+    of two or more replies that, every time, also name another of the family's answers
+    ("Drumroll, please… the trumpet!", "Drumroll… Tuba!"). The phrase leaves the
+    vocabulary and those replies are read for what they name."""
+    by_core: dict[Key, list] = defaultdict(list)
+    for r, d in first.items():
+        if d.kind == "" and d.key and d.key in vocab and r and d.segment is not None \
+                and not (d.segment.cue or d.segment.corrected or d.segment.after_but):
+            by_core[_core(d.key, vocab.generic)].append(r)
+    phrases = set()
+    for core, rs in by_core.items():
+        if sum((weights or {}).get(r, 1) for r in rs) < 2 or len(core) > 3:
+            continue
+        if all(any(m != core and not set(m) & set(core) for m in vocab.mentions(r)) for r in rs):
+            phrases.add(core)
+    out = {}
+    for core in phrases:
+        del vocab.counts[core]
+        vocab._by_first[core[0]].discard(core)
+        for r in by_core[core]:
+            out[r] = Decision(first[r].answer, first[r].key, first[r].kind, False,
+                              first[r].reading, first[r].segment)
+    return out

@@ -669,6 +669,16 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     if 0 < n < len(tokens) and any(_lower(t) in ("it's", "that's", "it’s", "that’s")
                                    for t in tokens[:n]):
         cue = True                # "…but really it's the Crane": stated as the answer
+    if 0 < n < len(tokens) and _lower(tokens[0]) in ("i", "we") and not tokens[n][:1].isupper() \
+            and not text.isupper():
+        # "I keep coming back to Baobab", "We always end up at Nando's": the speaker's own
+        # verb phrase, lower case, and then a name written as one.
+        k = next((k for k in range(n, min(len(tokens), n + 6)) if tokens[k][:1].isupper()
+                  or tokens[k][:1].isdigit()), None)
+        if k is not None and _lower(tokens[k - 1]) in W.PREPOSITIONS | W.CHOICE_VERBS \
+                and all(t.islower() and _lower(t) not in W.PASSED_OVER | W.NEGATIONS
+                        for t in tokens[n:k]):
+            n, cue = k, True
     if n == len(tokens) and len(tokens) >= 2 and _lower(tokens[-1]) in W.AUXILIARIES \
             and tokens[-1][:1].isupper() and _lower(tokens[-2]) in ("be", "is", "say", "pick",
                                                                    "choose", "with", "go"):
@@ -937,7 +947,13 @@ def is_list(answer: str) -> bool:
 
 
 def _alternative(seg: Segment) -> bool:
-    return bool({_lower(t) for t in _tokens(seg.text or seg.answer)} & W.ALTERNATIVES)
+    """Offered as a second thought ("You could also try X", "X works too") — not "I'll go
+    with X instead", where the word after the answer seals the choice."""
+    text = seg.text or seg.answer
+    words = [_lower(t) for t in _tokens(text)]
+    if seg.cue and words and words[-1] == "instead":
+        words = words[:-1]
+    return bool(set(words) & W.ALTERNATIVES)
 
 
 def choose(segments: tuple[Segment, ...], skip) -> Segment:
@@ -963,6 +979,10 @@ def choose(segments: tuple[Segment, ...], skip) -> Segment:
     if corrected:
         return corrected[-1]      # "Kale? No, wait. Broccoli."
     first = answered[0]
+    turn = next((s for s in answered[1:] if s.after_but and s.cue and not s.listed
+                 and not _alternative(s)), None)
+    if turn is not None and first.listed:
+        return turn               # "X or Y? X is tempting, but I'll settle on Y"
     if first.listed:
         options = {" ".join(_tokens(p)).casefold() for p in _OR_SPLIT.split(
             re.sub(r"^\s*(?:either|both|between)\s+", "", first.answer, flags=re.I))}
