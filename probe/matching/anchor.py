@@ -120,6 +120,12 @@ def first_reading(response: str | None, generic: frozenset[str],
     the direct prompt: a segment made of them repeats the question ("Pick a number between
     1 and 10? 3.")."""
     reading = read(response)
+    if not braces and reading.braced and reading.first.answer.islower() \
+            and len(reading.first.answer.split()) <= 3 and (response or "").strip()[:1] == "{":
+        # "{author}": a template's slot left unfilled, where no braces were asked for.
+        text = " ".join((response or "").split())[:80]
+        return Decision(text, norm(text) or ("braces",), REFUSAL, False, reading,
+                        Segment("", text=text, remark=True))
     if braces and response and not reading.braced:
         # `--answer-format braces`: an answer outside braces was not given in the format.
         text = " ".join(response.split())[:80]
@@ -247,11 +253,11 @@ def _among(d: Decision, vocab: Vocabulary, generic: frozenset[str],
         return d
     firm: list[tuple[Segment, Key]] = []
     for s in segments:
-        if not s.answer or s.remark or s.negated or s.conditional \
+        if not s.answer or s.remark or s.negated or s.conditional or s.listed \
                 or not (s.cue or s.corrected or s.after_but):
             continue
         inner = vocab.mentions(s.answer)
-        if len(inner) == 1 or (len(inner) > 1 and not s.listed and not is_list(s.answer)
+        if len(inner) == 1 or (len(inner) > 1 and not is_list(s.answer)
                                and not _PARTS.search(s.answer)):
             firm.append((s, inner[0]))     # "Monarch over the Morpho": the first one
     final = [f for f in firm if f[0].corrected or f[0].after_but]

@@ -182,11 +182,20 @@ class AnswerSet:
         merged: dict[int, int] = {}
         self._attached = {}
         self._abbreviations(roots, merged)
+        weight: Counter = Counter()
+        for i, r in enumerate(roots):
+            held = self.surfaces[i]
+            weight[r] += held[1] if isinstance(held, tuple) else sum(held.values()) if held else 0
         for target, srcs in sources.items():
             if target in merged or any(s in merged for s in srcs):
                 continue
             if len(srcs) != 1:
-                continue          # "Springfield" next to two different Springfields: ambiguous
+                # "Williams" next to Serena and Venus Williams: ambiguous — unless one of
+                # them is given far more often, the name the short form most likely means.
+                ranked = sorted(srcs, key=lambda r: (-weight[r], r))
+                if weight[ranked[0]] < 3 * max(weight[ranked[1]], 1):
+                    continue
+                srcs = {ranked[0]}
             (src,) = srcs
             if len(targets[src]) != 1 or (src in self.fixed and target in self.fixed):
                 continue

@@ -36,7 +36,7 @@ _SPECIAL = re.compile(r"<\|[^|<>\s]{1,40}\|>|</?(?:s|eos|bos|pad|unk|mask|sep|cl
 # A placeholder left for the answer: "[name]", "<answer>", "{favorite_planet}",
 # "[Insert holiday here]", "<soft drink>" (square and angle brackets never hold a real
 # answer; braces do, unless what they hold is a slot's name).
-_PLACEHOLDER = re.compile(r"\[[^\[\]]{1,60}\]|<[^<>]{1,60}>|\((?:write|insert|type|enter|your)\b[^()]{0,40}\)|\{[^{}]*(?:_|\b(?:your|insert|here|"
+_PLACEHOLDER = re.compile(r"_{3,}|\[[^\[\]]{1,60}\]|<[^<>]{1,60}>|\((?:write|insert|type|enter|your)\b[^()]{0,40}\)|\{[^{}]*(?:_|\b(?:your|insert|here|"
                           r"answer|choice|option|placeholder|blank|favou?rite)\b)[^{}]*\}", re.I)
 _BRACE = re.compile(r"\{([^{}]*)\}")
 _TURN = re.compile(r"(?<=[^\s.!?:])\s+([QA]):(?=\s)")
@@ -157,9 +157,10 @@ def _first_content_lines(text: str) -> tuple[list[str], bool]:
         return [], False
     # Skip lines that are only filler ("Sure!", "Hmm, let me think."), unless one is all there is.
     start = 0
-    while start < len(content) - 1 and not _content(_tokens(_MARKUP.sub("", content[start]))) \
-            and not _ITEM.match(content[start]):
-        start += 1
+    while start < len(content) - 1 and not _ITEM.match(content[start]) and (
+            not _content(_tokens(_MARKUP.sub("", content[start])))
+            or _answerless(content[start])):
+        start += 1                # "Oh, I love this." / "Sure!" before the answer's line
     head = content[start]
     items = [ln for ln in content[start:start + 12] if _ITEM.match(ln)]
     following = content[start + 1:start + 3]
@@ -169,6 +170,27 @@ def _first_content_lines(text: str) -> tuple[list[str], bool]:
             and len(items) >= 2:
         return [_ITEM.sub("", ln) for ln in items], True
     return [_LONE_ITEM.sub("", head)], False
+
+
+_ITEM_REF = re.compile(r"^(?:#|no\.\s*|option\s+|item\s+)(\d{1,2})\b", re.I)
+
+
+def _item_named(seg: Segment, items: list[str]) -> Segment:
+    """A choice that points into the list ("I'd go with #3", "option 2, Kotlin") is the
+    item it points at."""
+    m = _ITEM_REF.match(seg.answer or "")
+    if m is None:
+        return seg
+    k = int(m.group(1)) - 1
+    if not 0 <= k < len(items):
+        return seg
+    return replace(seg, answer=items[k], whole=True, cue=True, listed=False)
+
+
+def _answerless(line: str) -> bool:
+    """A line that names nothing: remarks, praise and filler only."""
+    text = " ".join(_MARKUP.sub("", line).split())
+    return not any(seg.answer for seg in _read_line(text))
 
 
 def _divisions(line: str) -> list[tuple[str, str]]:
@@ -236,7 +258,8 @@ def read(response: str | None) -> Reading:
             # A list of options, unless a line after it commits to one ("If I have to
             # commit to one, Blue").
             after = _lines_after_list(text)
-            later = tuple(s for ln in after for s in _read_line(ln) if s.cue and s.answer)
+            later = tuple(_item_named(s, items) for ln in after for s in _read_line(ln)
+                          if s.cue and s.answer)
             return Reading((Segment(items[0], listed=True),) + later[:1], scan)
         lines = items[:1]
     line = " ".join(_MARKUP.sub("", lines[0]).split())
@@ -256,7 +279,20 @@ def read(response: str | None) -> Reading:
         return Reading((Segment(name, text=name, whole=True, titled=True),), line)
     if options:
         return Reading((Segment(options[0], text=line, listed=True),), " , ".join(options))
-    return Reading(_read_line(line), line)
+    segments = _read_line(line)
+    asked = [s for s in segments if s.answer and _asked_in(s, line)]
+    answered = [s for s in segments if s.answer and not s.remark]
+    if len(asked) >= 2 and len(asked) == len(answered) \
+            and len({a.answer.casefold() for a in asked}) >= 2:
+        # "Burger? Pizza? Risotto?": names put as questions, none chosen.
+        names = [a.answer for a in asked]
+        return Reading((Segment(names[0], text=line, listed=True),), " , ".join(names))
+    return Reading(segments, line)
+
+
+def _asked_in(seg: Segment, line: str) -> bool:
+    at = line.find(seg.text or seg.answer)
+    return at >= 0 and line[at + len(seg.text or seg.answer):].lstrip(" *_\"'”’")[:1] == "?"
 
 
 _SMALL_WORDS = frozenset("a an the of for and or nor but to in on at by with from as vs".split())
@@ -307,6 +343,9 @@ def _label(head: list[str], tail: str) -> bool:
     """A short label before a colon ("Update: we went with Kotlin", "Mine: ametrine",
     "EDIT: decided on Earth") when what follows names something rather than remarks on it
     ("Green: it's calming" keeps Green)."""
+    if head and all(_lower(t) in W.LABELS | {"related", "questions", "question", "posted",
+                                             "reply", "comments", "source"} for t in head):
+        return True               # "Edit: thanks all", "Related questions: …"
     choice_head = any(_lower(t) in W.CHOICE_VERBS | W.CHOICE_NOUNS for t in head)
     if not 1 <= len(head) <= (4 if choice_head else 3) \
             or _is_title_like(tail.split(",")[0]) and len(head) > 1 and not choice_head:
@@ -436,6 +475,11 @@ def _asks_back(piece: str, line: str) -> bool:
 def _inline_items(line: str) -> list[str]:
     """"- Rembrandt - Frida - Monet" or "1) Sax 2) Cello" on one line: a list flattened by
     a newline cut."""
+    lettered = re.split(r"(?:^|\s)\(?[A-Ea-e]\)\s+", line)
+    if len(lettered) >= 3 and not lettered[0].strip():
+        parts = [_strip(p) for p in lettered[1:] if _strip(p)]
+        if len(parts) >= 2 and all(len(_tokens(p)) <= 6 for p in parts):
+            return parts          # "A) Hermes B) Athena C) Artemis"
     numbered = re.split(r"(?:^|\s)\d{1,2}[.)]\s+", line)
     if len(numbered) >= 3 and not numbered[0].strip():
         parts = [_strip(p) for p in numbered[1:] if _strip(p)]
@@ -579,6 +623,10 @@ HARD_REFUSAL = re.compile(
     r"won'?t|do not|don'?t)\s(?:really\s)?(?:to\s)?(?:choose|pick|select|decide|provide|have (?:a |any )?"
     r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
     r"|\b(?:i\s?(?:do not|don'?t|don’t)|dunno)\s(?:really\s)?know\b|\bno idea\b"
+    r"|\bcan(?:not|'t|’t)\s(?:really\s)?(?:land|settle|narrow|decide|commit)\b"
+    r"|\b(?:isn'?t|is not|isn’t)\s(?:really\s)?(?:something|a thing)\si\s(?:can|could)\b"
+    r"|\bbe the one (?:deciding|choosing|picking|to (?:decide|choose|pick))\b"
+    r"|\bget back to you\b|\bleave (?:that|this|it|the)\s?(?:choice|decision|one|call|pick)?\s?(?:up\s)?to you\b"
     r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"
     r"as a (?:language model|large language model))",
     re.I,
@@ -666,6 +714,9 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     n, cue = _lead_in(tokens)
     if re.match(r"\s*[A-Z]\.\s*[A-Z]", text):
         n, cue = 0, False         # "A. Lincoln": an initial, not an article
+    if 0 < n < len(tokens) and _lower(tokens[n - 1]) in ("your", "yours") \
+            and not tokens[n][:1].isupper():
+        return Segment("", text=_strip(text), remark=True)    # "it's your project"
     if 0 < n < len(tokens) and any(_lower(t) in ("it's", "that's", "it’s", "that’s")
                                    for t in tokens[:n]):
         cue = True                # "…but really it's the Crane": stated as the answer
