@@ -46,11 +46,13 @@ class AnswerSet:
     """Comparison keys joined into canonical answers."""
 
     def __init__(self, generic: frozenset[str], answers: dict[str, list[str]] | None = None,
-                 kinds_are_answers: bool = False, norm=normalise):
+                 kinds_are_answers: bool = False, norm=normalise, years: bool = False):
         self.generic = generic
         # A question about breeds or cultivars asks for the very kinds a qualifier names:
         # a French bulldog is not a bulldog there.
         self.kinds_are_answers = kinds_are_answers
+        # A question about years: "'89" is written for 1989.
+        self.years = years
         self.keys: list[Key] = []
         self.index: dict[Key, int] = {}
         self.parent: list[int] = []
@@ -259,6 +261,11 @@ class AnswerSet:
                 if hits:
                     found |= hits
                     kind = "abbreviation"
+            if self.years and len(key) == 1 and len(key[0]) == 2 and key[0].isdigit():
+                found |= {roots[j] for j, other in enumerate(self.keys)
+                          if len(other) == 1 and len(other[0]) == 4 and other[0].isdigit()
+                          and other[0].endswith(key[0])}
+                kind = "abbreviation"
             found.discard(roots[i])
             if found:
                 targets[roots[i]] |= found
@@ -328,6 +335,10 @@ def keyer(prompt: str):
     return _titles if _TITLE_QUESTIONS & words else normalise
 
 
+def asks_for_years(prompt: str) -> bool:
+    return bool({"year", "decade", "vintage"} & set(normalise(prompt or "")))
+
+
 def kinds_are_answers(prompt: str) -> bool:
     """Whether the question asks for kinds ("a random dog breed"): then "French bulldog"
     and "Bulldog" are two answers, not one answer and its qualified form."""
@@ -351,7 +362,8 @@ class Canonicalizer:
         self.options = prompt_options(prompt)
         self.answers = answers or {}
         self.norm = keyer(prompt)
-        self.set = AnswerSet(self.generic, answers, kinds_are_answers(prompt), self.norm)
+        self.set = AnswerSet(self.generic, answers, kinds_are_answers(prompt), self.norm,
+                             years=asks_for_years(prompt))
         self.vocab = Vocabulary(self.generic, prompt, self.norm)
         self.question = question_words(prompt)
         for i in range(len(self.set.keys)):
@@ -419,7 +431,8 @@ def cluster_counted(responses: Sequence[str | None], counts: Sequence[int], prom
     for (_, key, _), n in zip(seen, counts):
         if key:
             totals[key] += n
-    aset = AnswerSet(generic, answers, kinds_are_answers(prompt), norm)
+    aset = AnswerSet(generic, answers, kinds_are_answers(prompt), norm,
+                     years=asks_for_years(prompt))
     for key in sorted(totals, key=lambda k: (-totals[k], k)):
         aset.add(key)
     for (answer, key, _), n in zip(seen, counts):

@@ -167,6 +167,12 @@ def short_names(key: Key) -> list[Key]:
         titles = all(w in HONORIFICS or w in PARTICLES for w in key[:k])
         if titles or (not digits and (k == lead or all(_name_word(w) for w in key[:k]))):
             out.append(key[k:])   # "King Louis 16" → Louis 16; never "Toy Story 3" → 3
+    # A given name that no dictionary holds may stand alone for the person ("Frida" for
+    # Frida Kahlo, "Mycroft" for Mycroft Holmes) when the surname is a name word too.
+    if len(key) == 2 and not digits and all(_name_word(w) and w not in HONORIFICS
+                                            and w not in PARTICLES for w in key) \
+            and len(key[0]) >= 4:
+        out.append(key[:1])
     out = [b for b in out if b[-1] not in PARTICLES and any(
         len(w) >= 3 and w not in HONORIFICS and w not in PARTICLES for w in b)]
     return sorted(dict.fromkeys(out), key=len, reverse=True)
