@@ -515,6 +515,11 @@ def _lead_in(tokens: list[str]) -> tuple[int, bool]:
     for n, tok in enumerate(tokens):
         low = _lower(tok)
         prev = _lower(tokens[n - 1]) if n else ""
+        if chose and tok[:1].isupper() and n + 1 < len(tokens) \
+                and all(t[:1].isupper() for t in tokens[n:]):
+            break                     # "I would choose Let It Be": a title, whatever its words
+        if n == 0 and low == "being" and len(tokens) > 1:
+            break                     # "Being kind": the answer, a gerund
         if chose and low not in W.DETERMINERS and low not in W.PARTICLES_AFTER_CHOICE \
                 and low not in W.AUXILIARIES and low not in W.DISCOURSE \
                 and low not in W.NEGATIONS and not _apostrophe_filler(tok) \
@@ -665,7 +670,28 @@ def _adjective_only(word: str) -> bool:
     return lexicon.parts_of_speech(word) == frozenset({"ADJ"})
 
 
+# Several answers offered by name: "Some popular picks are X and Y", "Good options include …".
+_OFFERED = re.compile(r"\s*(?:[\w'’-]+\s+){0,3}?(?:picks|options|choices|favou?rites|suggestions|"
+                      r"ideas|candidates|contenders|examples)\s+(?:are|include|would be|could be)\s+"
+                      r"(.+)$", re.I)
+# "I'd be glad to help", "I'm happy to share some": an offer of help, not an answer.
+_OFFER_OF_HELP = re.compile(r"\s*(?:i'm|i’m|i am|i'd be|i’d be|i would be|we're|we'd be)\s+"
+                            r"(?:\w+\s+)?(?:glad|happy|able|delighted|pleased|here)\s+to\b", re.I)
+# "Different sports appeal to different people", "Many people love …": a general remark.
+_GENERAL = re.compile(r"\s*(?:different|many|most|various|lots of|plenty of)\s+[a-z][\w-]*s\s+[a-z]",
+                      re.I)
+_WH_ANSWER = frozenset("which what who whom whose whichever whatever whoever wherever "
+                       "however".split())
+
+
 def _read_segment(text: str, cue_before: bool) -> Segment:
+    offered = _OFFERED.match(text)
+    if offered and _content(_tokens(offered.group(1))):
+        names = [p for p in (_strip(x) for x in _OR_SPLIT.split(offered.group(1))) if p]
+        return Segment(names[0] if names else "", text=_strip(text), listed=True)
+    if _OFFER_OF_HELP.match(text) or (_GENERAL.match(text) and not any(
+            t[:1].isupper() for t in _tokens(text)[1:])):
+        return Segment("", text=_strip(text), remark=True)
     m = re.match(r"\s*([^\W\d_]+)\s*,\s*(?=\S)", text)
     if m and (W.is_filler(_lower(m.group(1))) or _adverb(_lower(m.group(1)))) \
             and _lower(m.group(1)) not in W.PRONOUNS | W.DETERMINERS \
@@ -711,14 +737,23 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             offer = _lower(tokens[0]) == "if" and len(tokens) > 1 and \
                 _lower(tokens[1]).partition("'")[0] in ("you", "your")
             return replace(_read_segment(rest, cue_before or chosen), conditional=offer)
+    if 2 <= len(tokens) <= 6 and all(t[:1].isupper() for t in tokens) and not text.isupper() \
+            and all(W.is_filler(_lower(t)) or _apostrophe_filler(t) for t in tokens):
+        return Segment(_strip(text), text=_strip(text), whole=True, titled=True)  # "Let It Be"
     n, cue = _lead_in(tokens)
     if re.match(r"\s*[A-Z]\.\s*[A-Z]", text):
         n, cue = 0, False         # "A. Lincoln": an initial, not an article
     if 0 < n < len(tokens) and _lower(tokens[n - 1]) in ("your", "yours") \
             and not tokens[n][:1].isupper():
         return Segment("", text=_strip(text), remark=True)    # "it's your project"
-    if 0 < n < len(tokens) and any(_lower(t) in ("it's", "that's", "it’s", "that’s")
-                                   for t in tokens[:n]):
+    stated = 0 < n < len(tokens) and any(_lower(t) in ("it's", "that's", "it’s", "that’s")
+                                         for t in tokens[:n])
+    if stated and not tokens[n][:1].isupper() and not tokens[n][:1].isdigit() \
+            and len(tokens) - n >= 3:
+        # "It's beloved by so many people", "that's a classic for a reason": a remark on
+        # the answer, not one.
+        return Segment("", text=_strip(text), remark=True)
+    if stated:
         cue = True                # "…but really it's the Crane": stated as the answer
     if 0 < n < len(tokens) and _lower(tokens[0]) in ("i", "we") and not tokens[n][:1].isupper() \
             and not text.isupper():
@@ -736,7 +771,11 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         # "That has to be May", "I'd say May": the month, not the verb.
         return Segment(tokens[-1], text=_strip(text), cue=True)
     if n == len(tokens):
-        if len(tokens) <= 3 and not any(_lower(t) in W.DISCOURSE | W.PRAISE or W.is_filler(
+        lows_all = [_lower(t) for t in tokens]
+        if len(tokens) <= 3 and lows_all != ["i"] \
+                and not (len(tokens) > 1 and lows_all[-1] in ("a", "an", "the")) \
+                and not (len(tokens) > 1 and set(lows_all) & W.AUXILIARIES
+                         and not all(t[:1].isupper() for t in tokens)) and not any(_lower(t) in W.DISCOURSE | W.PRAISE or W.is_filler(
                 _lower(t)) and _lower(t) not in W.FILLER for t in tokens) \
                 and not W.NON_ANSWERS & {_lower(t) for t in tokens} \
                 and not any(_lower(t) in W.CHOICE_NOUNS for t in tokens) \
@@ -776,6 +815,8 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         if toks[j][:1].isupper() and not upper and low not in ("is", "are", "was", "were") \
                 and low.partition("'")[0] != "i":
             continue                  # "The month of May", "Vitamin D", "Will Smith"
+        if low in ("am", "pm") and toks[j - 1][:1].isdigit():
+            continue                  # "7 AM": a time, not a verb
         clause = low in ("and", "but", "so") and j + 1 < len(toks) and not toks[j + 1][:1].isupper() \
             and _lower(toks[j + 1]) in W.PRONOUNS | W.DISCOURSE | W.AUXILIARIES
         # "I'd pick Heron over Egret", "Heron rather than Egret": the one preferred.
@@ -823,6 +864,7 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     btoks = _tokens(body)
     k = len(btoks)
     while k > 1 and (W.is_filler(_lower(btoks[k - 1])) or _apostrophe_filler(btoks[k - 1])) \
+            and not (_lower(btoks[k - 1]) in ("am", "pm") and btoks[k - 2][-1:].isdigit()) \
             and _lower(btoks[k - 1]) not in W.DETERMINERS - {"all", "both"} \
             and (not btoks[k - 1][:1].isupper() or body.isupper()):
         k -= 1
@@ -850,7 +892,9 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             _lower(t) in W.CHOICE_NOUNS or _lower(t) in ("question", "thing") for t in tokens):
         # "Tricky one", "Interesting question": a judgement of the question.
         return Segment("", text=_strip(text), remark=True)
-    if not _content(_tokens(answer)) and not picked_word:
+    atoks = _tokens(answer)
+    titled = len(atoks) > 1 and all(t[:1].isupper() for t in atoks) and not answer.isupper()
+    if not _content(_tokens(answer)) and not picked_word and not titled:
         # Nothing but filler, or praise alone: no answer here ("Great!", "Easy").
         return Segment("", text=_strip(text), cue=cue)
     whole_text = _strip(text)
@@ -874,6 +918,10 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             named = _read_segment(text[_offset(text, tokens, at + 1):], True)
             if named.answer and not named.remark and not named.listed:
                 return Segment(named.answer, text=_strip(text), cue=True, whole=True)
+        return Segment("", text=_strip(text), remark=True)
+    if not complement and (atoks and _lower(atoks[0]) in _WH_ANSWER and not answer[:1].isupper()
+                           or (len(atoks) == 1 and _lower(atoks[0]) in _WH_ANSWER)):
+        # "Let me think about which", "go with whichever speaks to you": no name.
         return Segment("", text=_strip(text), remark=True)
     return Segment(answer, text=_strip(text), cue=cue, whole=not cut, listed=listed,
                    complement=complement, indefinite=indefinite)
@@ -914,6 +962,10 @@ _QUOTE_MARK = re.compile(rf"(?<!\w)[{re.escape(QUOTES)}]|[{re.escape(QUOTES)}](?
 
 
 def _repeats(text: str) -> str:
+    parts = [p.strip(" .!?…") for p in re.split(r"\s*[,;]\s*", text.strip(" ,;.!?…"))]
+    parts = [p for p in parts if p]
+    if len(parts) >= 2 and len({p.casefold() for p in parts}) == 1:
+        return parts[0]           # "Gregor Mendel, Gregor Mendel, Gregor Mendel"
     toks = text.split()
     for size in range(1, len(toks) // 2 + 1):
         unit = toks[:size]
@@ -984,9 +1036,11 @@ def is_list(answer: str) -> bool:
                                                  or _apostrophe_filler(toks[0])) \
                 and not (toks[0][:1].isupper() and (first in W.AUXILIARIES | W.PRONOUNS)
                          and len(toks) > 1 and toks[1][:1].isupper()) \
-                and not (toks[0][:1].isupper() and first in W.AUXILIARIES):
+                and not (toks[0][:1].isupper() and first in W.AUXILIARIES) \
+                and not (len(toks) > 1 and all(t[:1].isupper() for t in toks)):
             return False          # "…, because it's lovely", "Hmm, Apple": not an option
-        return bool(_content(toks)) or all(t[:1].isupper() and len(t) > 2 for t in toks)
+        return bool(_content(toks)) or all(t[:1].isupper() and len(t) > 2 for t in toks) \
+            or (len(toks) > 1 and all(t[:1].isupper() for t in toks))    # "Among Us"
 
     if not all(option(p) for p in parts):
         return False

@@ -135,6 +135,21 @@ def _upper_romans(text: str) -> str:
     return _UPPER_ROMAN.sub(value, text)
 
 
+_CLOCK = re.compile(r"\b0?(\d{1,2})(?::(\d{2}))?\s?([ap])\.?\s?m\b\.?")
+_DECADE_WORDS = {"twenties": 2, "thirties": 3, "forties": 4, "fifties": 5, "sixties": 6,
+                 "seventies": 7, "eighties": 8, "nineties": 9}
+_DECADE = re.compile(r"(?:\b(?:19)?|')([2-9]0)'?s\b|\b(" + "|".join(_DECADE_WORDS) + r")\b")
+
+
+def _clock(m: re.Match) -> str:
+    return f"{int(m.group(1))} {m.group(2) or '00'} {m.group(3)}m"
+
+
+def _decade(m: re.Match) -> str:
+    tens = m.group(1) or str(_DECADE_WORDS[m.group(2)] * 10)
+    return f"19{tens}s"
+
+
 @lru_cache(maxsize=65536)
 def normalise(answer: str, lemmas: bool = True) -> tuple[str, ...]:
     """Comparison key: a tuple of folded words. Empty for an empty answer. ``lemmas=False``
@@ -144,6 +159,8 @@ def normalise(answer: str, lemmas: bool = True) -> tuple[str, ...]:
     if re.search(r"[IVXLCDM]", text):
         text = _upper_romans(text)
     text = lexicon.strip_accents(text).casefold()
+    text = _CLOCK.sub(_clock, text)                           # 7am, 7:00 a.m. → 7 00 am
+    text = _DECADE.sub(_decade, text)                         # the '60s, the sixties → 1960s
     text = dates.as_date_tokens(text)
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)          # 1,000 → 1000
     text = text.replace("&", " and ").replace("’", "'")
