@@ -276,3 +276,58 @@ def test_a_title_before_a_name_is_the_same_answer_even_beside_the_full_name():
 ])
 def test_a_middle_initial_and_calendar_short_forms_join(a, b, prompt):
     assert same_answer(a, b, prompt)[0]
+
+
+@pytest.mark.parametrize("response, answer", [
+    ("Kestrel, Kestrel, Kestrel,", "Kestrel"),
+    ("Hmm, Lark... no, let's make it Finch.", "Finch"),
+    ("1. Robin\n2. Wren\n3. Finch\n\nIf I must choose, I'd take #2, Wren.", "Wren"),
+    ("Sure!\n\nOoh, I adore this.\n\nPlover.", "Plover"),
+    ("I would choose Here Comes The Sun.", "Here Comes The Sun"),
+])
+def test_repeats_changes_of_mind_list_references_and_titles_of_small_words(response, answer):
+    assert _pick(response, "Name a random bird or song.") == answer
+
+
+@pytest.mark.parametrize("response", [
+    "Popular choices include Robin and Wren, though there are many more.",
+    "I'd be delighted to help you narrow down some options!",
+    "Various birds suit various people.",
+    "Just go with whatever feels right to you!",
+    "Robin? Wren? Finch?",
+    "a) Robin b) Wren c) Finch",
+    "Update: thanks everyone for the suggestions",
+    "The bird I picked is ___.",
+])
+def test_offers_remarks_and_option_sets_in_new_words_are_not_picks(response):
+    assert _pick(response) == ""
+
+
+@pytest.mark.parametrize("a, b, prompt", [
+    ("19:45", "7:45 PM", "Pick a time of day"),
+    ("9 a.m.", "09:00", "Pick a time of day"),
+    ("the seventies", "1970s", "Pick a decade"),
+    ("'70s", "1970s", "Pick a decade"),
+    ("'72", "1972", "Pick a year"),
+    ("1066 AD", "1066", "Pick a year"),
+    ("RDR 2", "Red Dead Redemption 2", "Name a video game"),
+    ("Natl Park", "National Park", "Name a place"),
+    ("Sherlock", "Sherlock Holmes", "Name a detective"),
+])
+def test_notations_of_one_answer_join(a, b, prompt):
+    assert same_answer(a, b, prompt)[0]
+
+
+@pytest.mark.parametrize("a, b, prompt", [
+    ("10:30", "10:30 PM", "Pick a time of day"),
+    ("RDR 2", "Red Dead Redemption 3", "Name a video game"),
+    ("'72", "1927", "Pick a year"),
+])
+def test_notations_keep_different_answers_apart(a, b, prompt):
+    assert not same_answer(a, b, prompt)[0]
+
+
+def test_a_title_with_a_surname_joins_the_one_full_name_it_ends():
+    matches = cluster_answers(["Senator Obama", "Barack Obama", "Barack Obama", "Joe Biden"],
+                              "Name a politician")
+    assert matches[0].cluster == matches[1].cluster != matches[3].cluster

@@ -225,7 +225,14 @@ class AnswerSet:
             k = 1
             while k < len(key) - 1 and key[k] in rules.HONORIFICS:
                 k += 1
-            j = self._lookup(key[k:])
+            base = key[k:]
+            j = self._lookup(base)
+            if j is None:
+                # "President Lincoln" with no bare "Lincoln": the one full name it ends.
+                fuller = {self.find(x) for x, other in enumerate(self.keys)
+                          if len(other) > len(base) and other[-len(base):] == base
+                          and other[0] != _NONPICK and other[0] not in rules.HONORIFICS}
+                j = fuller.pop() if len(fuller) == 1 else None
             if j is not None and self.find(j) != self.find(i) and self._written_as_name(i):
                 if self._union(j, i) and self.how[i] == "new":
                     self.how[i] = "short name"

@@ -241,7 +241,7 @@ def read(response: str | None) -> Reading:
     text = _clean(response)
     slot = _PLACEHOLDER.search(text)
     if slot and not _content(_tokens(_PLACEHOLDER.sub(" ", _first_line_of(text)))) \
-            or slot and re.search(r"\b(?:is|go with|pick|choose|say)\s*[\[<{]", text, re.I):
+            or slot and re.search(r"\b(?:is|go with|pick|choose|say)\s*[\[<{_]", text, re.I):
         return Reading((Segment("", text=_strip(slot.group()), remark=True),), slot.group())
     m = _BRACE.search(text)
     if m and m.group(1).strip():
@@ -530,8 +530,9 @@ def _lead_in(tokens: list[str]) -> tuple[int, bool]:
         if not (W.is_filler(low) or _apostrophe_filler(tok) or low in W.NEGATIONS):
             break
         if (low in W.AUXILIARIES or low in W.PRONOUNS) and tok[:1].isupper() and n + 1 < len(tokens) \
-                and tokens[n + 1][:1].isupper() and not W.is_filler(_lower(tokens[n + 1])):
-            break                     # "Will Smith", "May Day", "It Follows"
+                and (tokens[n + 1][:1].isupper() and not W.is_filler(_lower(tokens[n + 1]))
+                     or low == "may" and tokens[n + 1][:1].isdigit()):
+            break                     # "Will Smith", "May Day", "It Follows", "May 5th"
         if n > 0 and tok[:1].isupper() and low.partition("'")[0] != "i" and n + 1 < len(tokens) \
                 and tokens[n + 1][:1].isupper() and low not in W.DISCOURSE:
             return _article_start(tokens, n), cue    # "The One Ring"
@@ -737,9 +738,12 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             offer = _lower(tokens[0]) == "if" and len(tokens) > 1 and \
                 _lower(tokens[1]).partition("'")[0] in ("you", "your")
             return replace(_read_segment(rest, cue_before or chosen), conditional=offer)
-    if 2 <= len(tokens) <= 6 and all(t[:1].isupper() for t in tokens) and not text.isupper() \
-            and all(W.is_filler(_lower(t)) or _apostrophe_filler(t) for t in tokens):
-        return Segment(_strip(text), text=_strip(text), whole=True, titled=True)  # "Let It Be"
+    head = text.split(",")[0]
+    htoks = _tokens(head)
+    if 2 <= len(htoks) <= 6 and all(t[:1].isupper() for t in htoks) and not head.isupper() \
+            and all(W.is_filler(_lower(t)) or _apostrophe_filler(t) for t in htoks):
+        # "Let It Be", "Let It Be, because it's unforgettable": a title of small words.
+        return Segment(_strip(head), text=_strip(text), whole=head == text, titled=True)
     n, cue = _lead_in(tokens)
     if re.match(r"\s*[A-Z]\.\s*[A-Z]", text):
         n, cue = 0, False         # "A. Lincoln": an initial, not an article

@@ -136,6 +136,7 @@ def _upper_romans(text: str) -> str:
 
 
 _CLOCK = re.compile(r"\b0?(\d{1,2})(?::(\d{2}))?\s?([ap])\.?\s?m\b\.?")
+_ERA = re.compile(r"(?<=\d)\s*(?:a\.?d\.?|c\.?e\.?)(?=\s*$)|^\s*a\.?d\.?\s+(?=\d)")
 _DECADE_WORDS = {"twenties": 2, "thirties": 3, "forties": 4, "fifties": 5, "sixties": 6,
                  "seventies": 7, "eighties": 8, "nineties": 9}
 _DECADE = re.compile(r"(?:\b(?:19)?|')([2-9]0)'?s\b|\b(" + "|".join(_DECADE_WORDS) + r")\b")
@@ -143,6 +144,23 @@ _DECADE = re.compile(r"(?:\b(?:19)?|')([2-9]0)'?s\b|\b(" + "|".join(_DECADE_WORD
 
 def _clock(m: re.Match) -> str:
     return f"{int(m.group(1))} {m.group(2) or '00'} {m.group(3)}m"
+
+
+# A 24-hour time ("18:30", "07:00") or noon and midnight, as the 12-hour clock says it.
+_CLOCK_24 = re.compile(r"^\s*(?:(\d{2}):(\d{2})|(?:12\s*)?(noon|midday|midnight))\s*$")
+
+
+def _clock_24(text: str) -> str:
+    m = _CLOCK_24.match(text)
+    if not m:
+        return text
+    if m.group(3):
+        return "12:00 pm" if m.group(3) in ("noon", "midday") else "12:00 am"
+    hours, minutes = int(m.group(1)), m.group(2)
+    if hours > 23 or int(minutes) > 59 or (hours >= 1 and not m.group(1).startswith("0")
+                                            and hours <= 12):
+        return text               # "10:30" says nothing of morning or evening
+    return f"{hours % 12 or 12}:{minutes} {'pm' if hours >= 12 else 'am'}"
 
 
 def _decade(m: re.Match) -> str:
@@ -159,7 +177,8 @@ def normalise(answer: str, lemmas: bool = True) -> tuple[str, ...]:
     if re.search(r"[IVXLCDM]", text):
         text = _upper_romans(text)
     text = lexicon.strip_accents(text).casefold()
-    text = _CLOCK.sub(_clock, text)                           # 7am, 7:00 a.m. → 7 00 am
+    text = _CLOCK.sub(_clock, _clock_24(text))                # 7am, 7:00 a.m., 07:00 → 7 00 am
+    text = _ERA.sub("", text)                                  # 1969 AD is 1969
     text = _DECADE.sub(_decade, text)                         # the '60s, the sixties → 1960s
     text = dates.as_date_tokens(text)
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)          # 1,000 → 1000

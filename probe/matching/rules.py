@@ -130,6 +130,8 @@ HONORIFICS = frozenset("""
 sir saint st dr doctor king queen lord lady emperor empress president general captain pope
 prince princess dame mr mrs ms miss professor prof tsar czar sultan pharaoh chancellor
 madame madam mme monsieur senor senora signor signora herr frau
+senator sen governor gov mayor judge inspector detective sergeant sgt lieutenant lt colonel
+admiral coach reverend rev
 republic kingdom federation commonwealth principality sultanate emirate democratic federal
 """.split())
 PARTICLES = frozenset("van von de da di del della der den du la le el al bin ibn y dos das "
@@ -203,7 +205,11 @@ def _rare(word: str) -> bool:
 
 def initials_of(key: Key) -> list[tuple]:
     """What an abbreviated name is indexed by: "J. S. Bach" and "JS Bach" → ("js", "bach");
-    "FDR", "NYE" → ("fdr", ""). Empty when the key is not written with initials."""
+    "FDR", "NYE" → ("fdr", ""); "GTA 5" → ("gta", "5"). Empty when the key is not written
+    with initials."""
+    if len(key) == 2 and key[1].isdigit() and 2 <= len(key[0]) <= 5 and key[0].isalpha() \
+            and _rare(key[0]):
+        return [(key[0], key[1])]     # "GTA V" (V is 5 by then) for Grand Theft Auto V
     if not key or has_digit(key):
         return []
     head, last = key[:-1], key[-1]
@@ -221,6 +227,8 @@ def initials_for(key: Key) -> list[tuple]:
     """What a full name offers to abbreviations: "Johann Sebastian Bach" → ("js", "bach")
     and ("jsb", "")."""
     words = [w for w in key if w not in PARTICLES] or list(key)
+    if len(words) >= 3 and words[-1].isdigit() and all(w.isalpha() for w in words[:-1]):
+        return [("".join(w[0] for w in words[:-1]), words[-1])]   # Grand Theft Auto 5
     if len(words) < 2 or has_digit(key) or not all(w.isalpha() for w in words):
         return []
     out = [("".join(w[0] for w in words), "")]
@@ -254,7 +262,12 @@ def abbreviates(short: str, full: str) -> bool:
         return False
     if full.startswith(short):
         return True
-    return len(full) >= 2 * len(short) and full.startswith(short[:-1]) and full[-1] == short[-1]
+    if len(full) >= 2 * len(short) and full.startswith(short[:-1]) and full[-1] == short[-1]:
+        return True
+    # Written without its vowels: "Mtn" mountain, "Intl" international, "Dept" department.
+    it = iter(full)
+    return len(short) >= 3 and short[0] == full[0] and short[-1] == full[-1] \
+        and not set(short) & set("aeiou") and all(c in it for c in short)
 
 
 def abbreviation_slots(key: Key, short: bool) -> list[tuple]:
