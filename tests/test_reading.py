@@ -331,3 +331,16 @@ def test_a_title_with_a_surname_joins_the_one_full_name_it_ends():
     matches = cluster_answers(["Senator Obama", "Barack Obama", "Barack Obama", "Joe Biden"],
                               "Name a politician")
     assert matches[0].cluster == matches[1].cluster != matches[3].cluster
+
+
+@pytest.mark.parametrize("answers, prompt", [
+    (["Ag", "silver", "Silver"], "Name a chemical element."),
+    (["Italiano", "Italian"], "Which language would you learn?"),
+])
+def test_where_the_question_asks_for_them_symbols_and_own_names_are_the_english_name(answers, prompt):
+    assert len({m.cluster for m in cluster_answers(answers, prompt)}) == 1
+
+
+def test_outside_those_questions_a_symbol_is_just_letters():
+    matches = cluster_answers(["Ag", "Silver"], "Name a random word.")
+    assert matches[0].cluster != matches[1].cluster

@@ -22,6 +22,7 @@ from probe.matching import rules
 from probe.matching.anchor import (Decision, Vocabulary, decide_all, first_reading,
                                    question_words, revise)
 from probe.matching.extract import extract
+from probe.matching.knowledge import known_keyer
 from probe.matching.nonpick import EMPTY, REFUSAL, generic_words, prompt_options
 from probe.matching.normalise import normalise
 
@@ -339,7 +340,7 @@ def _titles(answer: str) -> tuple[str, ...]:
 def keyer(prompt: str):
     """The normaliser for a family: words lemmatised, except where answers are titles."""
     words = set(normalise(prompt or "", lemmas=False)) | set(normalise(prompt or ""))
-    return _titles if _TITLE_QUESTIONS & words else normalise
+    return known_keyer(words, _titles if _TITLE_QUESTIONS & words else normalise)
 
 
 def asks_for_years(prompt: str) -> bool:
