@@ -114,6 +114,7 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+@lru_cache(maxsize=65536)
 def _lower(tok: str) -> str:
     low = tok.casefold().replace("’", "'")
     return "not" if low.endswith("n't") and len(low) > 3 else low      # "haven't", "isn't"

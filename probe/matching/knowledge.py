@@ -17,6 +17,7 @@ Key = tuple[str, ...]
 
 ELEMENT_WORDS = frozenset({"element", "elements"})
 LANGUAGE_WORDS = frozenset({"language", "languages", "tongue"})
+CODE_WORDS = frozenset({"programming", "program", "coding", "code", "computer", "scripting"})
 
 
 def _fold(text: str) -> str:
@@ -41,8 +42,8 @@ def language_names() -> dict[str, str]:
 
     out: dict[str, str] = {}
     for code in locale_identifiers():
-        if "_" in code:
-            continue
+        if len(code) != 2:
+            continue              # the languages with ISO 639-1 codes: the ones people name
         try:
             locale = Locale.parse(code)
             own, english = locale.get_display_name(code), locale.get_display_name("en")
@@ -58,7 +59,7 @@ def known_keyer(prompt_words: set[str], norm: Callable[[str], Key]) -> Callable[
     tables = []
     if prompt_words & ELEMENT_WORDS:
         tables.append(element_names)
-    if prompt_words & LANGUAGE_WORDS:
+    if prompt_words & LANGUAGE_WORDS and not prompt_words & CODE_WORDS:
         tables.append(language_names)
     if not tables:
         return norm
