@@ -344,3 +344,11 @@ def test_where_the_question_asks_for_them_symbols_and_own_names_are_the_english_
 def test_outside_those_questions_a_symbol_is_just_letters():
     matches = cluster_answers(["Ag", "Silver"], "Name a random word.")
     assert matches[0].cluster != matches[1].cluster
+
+
+@pytest.mark.parametrize("response", ["Wait", "Nope!", "no", "Actually, no", "no, wait"])
+def test_a_reply_of_take_backs_alone_is_a_non_pick_not_a_crash(response):
+    # "Wait" once failed a whole run with "IndexError: tuple index out of range".
+    matches = cluster_answers([response, "Wren", "Wren"], "Name a random bird.")
+    assert matches[0].nonpick and [m.canonical for m in matches[1:]] == ["Wren", "Wren"]
+    assert Canonicalizer("Name a random bird.").add(response).nonpick

@@ -435,7 +435,8 @@ def _read_line(line: str) -> tuple[Segment, ...]:
         else:
             pending_cue = False
         i += 1
-    return tuple(segments)
+    # A line of take-backs alone ("Wait", "Nope!") names nothing; it is still read as text.
+    return tuple(segments) or (Segment("", text=_strip(line), remark=True),)
 
 
 # A choice described before it is named: "The one that stands out is Kyoto".
