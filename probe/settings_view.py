@@ -113,6 +113,24 @@ def flat(settings, model: str | None = None, model_hash: str | None = None,
     return out
 
 
+def typed(settings) -> dict:
+    """The run's settings for a data file, each value as stored (numbers stay numbers):
+    the keys ``flat`` shows, with the prompts' mode and shots instead of the whole prompt
+    style, and the answer format of runs from before it was stored (words)."""
+    s = parse(settings)
+    out = {k: v for k, v in s.items() if k not in ("style", "model_spec", "base")}
+    if (mode := _mode(s)) is not None:
+        out["prompts"] = mode
+    style = s.get("style") if isinstance(s.get("style"), dict) else {}
+    if out.get("prompts") == "base" and isinstance(style.get("shots"), list):
+        out["shots"] = len(style["shots"])
+    elif style.get("mode") == "chat":
+        out.pop("shots", None)          # a chat prompt has no examples
+    out.setdefault("rule", "probe")
+    out.setdefault("answer_format", "words")
+    return dict(sorted(out.items()))
+
+
 def describe(settings, model: str | None = None, model_hash: str | None = None,
              seed=None) -> list[Setting]:
     """The settings in display order: the known ones first, then any other key."""

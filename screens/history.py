@@ -127,8 +127,9 @@ class HistoryScreen(PooledView, Screen):
                     and text not in r["model"].casefold():
                 continue
             versions = store.result_versions(r["id"]) if r["n_versions"] > 1 else []
-            # The run's row is its result as sampled (after any resume); partial results
-            # from before a resume and re-scores after answer edits are the rows under it.
+            # The run's row is its result as sampled (after any resume); re-scores after
+            # answer edits are the rows under it. A partial result from before a resume is
+            # kept in the database, but it is not a result of the run: it is not listed.
             first = as_sampled(versions) or r
             planned = _planned(r)
             used = r["samples_used"] if r["samples_used"] is not None else \
@@ -143,7 +144,7 @@ class HistoryScreen(PooledView, Screen):
                                         "top answer": Text(first["top_answer"] or "—")},
                 when=when(r["created_at"]))
             for v in versions:
-                if v is first:
+                if v is first or version_kind(v, versions) == "partial":
                     continue
                 kind = "↳ " + version_kind(v, versions)
                 add(row_key(r["id"], v["version"]), run=f"v{v['version']}",

@@ -182,20 +182,13 @@ class ReframingsScreen(Screen):
         self.draw()
 
     def action_export(self) -> None:
-        from probe.atomic import write_atomic
-        from probe.export import model_file_names
         from probe.family_export import slug
         from probe.paths import exports_dir
-        from probe.pooling import reframings_csv, reframings_json
+        from probe.pool_export import write_reframings
 
-        pool = self.result.pool
-        stem = model_file_names([pool.model])[pool.model].removesuffix(".jsonl")
-        folder = exports_dir() / slug(pool.family)
+        folder = exports_dir() / slug(self.result.pool.family)
         try:
-            written = [write_atomic(folder / f"reframings-{stem}.csv",
-                                    reframings_csv(self.result, self.sort), "export file"),
-                       write_atomic(folder / f"reframings-{stem}.json",
-                                    reframings_json(self.result, self.sort), "export file")]
+            written = write_reframings(self.result, folder, self.sort)
         except (ProbeError, OSError) as exc:
             self.notify(f"Not exported: {exc}", severity="error", markup=False)
             return

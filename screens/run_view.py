@@ -189,11 +189,17 @@ class RunScreen(RunDisplay, AnswerEditing, ResultActions, Screen):
             self.state = "cancelled" if isinstance(e, RunCancelled) else (
                 "finished" + (" (quick check settled)" if e.stopped_early else ""))
             self.samples_done = e.samples_used
-            if e.scored is not None:
-                self.scored = e.scored
-                self._load_versions()
-            elif self.run_id is not None:
+            # Every panel is drawn again from the result as it was kept, read back the way
+            # History, the exports and a reopened run read it: one result, never the live
+            # pass's numbers beside the stored ones.
+            try:
+                if self.run_id is None:
+                    raise ProbeError("no run stored")
                 self.show_stored()
+                self.samples_done = e.samples_used
+            except ProbeError:          # the database failed: the runner's result is all
+                if e.scored is not None:
+                    self.scored = e.scored
             # Draw the kept, order-free scores now rather than on the next tick: the screen
             # never shows "finished" beside the live numbers.
             self._dirty = True
