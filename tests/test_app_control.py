@@ -528,7 +528,7 @@ def test_home_follows_the_families_folder_and_names_what_is_wrong(isolated):
     run(go())
 
 
-def test_the_why_column_says_new_answer_and_never_calls_an_answer_its_own_alias(isolated):
+def test_the_why_column_names_the_rule_and_never_calls_an_answer_its_own_alias(isolated):
     path = isolated / "families" / "gemstone.toml"
     fam_mod.save(fam_mod.Family("gemstone", "Choose a random gemstone.",
                                 [f"Scenario {i}: which gem?" for i in range(4)],
@@ -543,10 +543,11 @@ def test_the_why_column_says_new_answer_and_never_calls_an_answer_its_own_alias(
             table = rs.query_one("#framings", DataTable)
             why = [str(table.get_cell(str(i), "why")) for i in range(4)]
             assert why[2] == "new answer"                    # Opal, once: joined nothing
-            assert why[1] == "the answer itself" and why[3] == "alias"
+            # Emerald by its own name (never "alias"), Smaragd by the family's alias.
+            assert why[1] == "exact" and why[3] == "alias"
             await pilot.press("a")
             detail = str(app.screen.query_one("#answer-detail", Static).render())
-            assert "Diamond" in detail and "repeated" in detail and "exact" not in detail
+            assert "Diamond" in detail and "exact" in detail and "repeated" not in detail
 
     run(go())
 
