@@ -11,9 +11,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 HELP = [  # (where, its keys): a row each, the keys wrapping under themselves
-    ("Home", "r run · n new family · e edit · h history · m model · g charts · "
-             "s run settings · Home/End first/last"),
-    ("Editor", "ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a line"),
+    ("Home", "r run · f quick family (a question → drafted reframings → its run) · "
+             "n new family · e edit · h history · m model · g charts · s run settings · "
+             "Home/End first/last"),
+    ("Editor", "ctrl+s save · ctrl+g draft reframings (from templates on any model; a "
+               "loaded chat model can draft them too) · alt+↑/↓ move a line"),
     ("Run", "s stop · u resume · k quick check · a answers · w why this label · enter one "
             "reframing's sample · ctrl+p copy the result (Markdown, LaTeX, JSON) or export"),
     ("Answers", "space mark · m merge the marked into the row under the cursor · x split · "

@@ -53,13 +53,26 @@ class HomeScreen(PooledColumn, Screen):
         Binding("question_mark", "app.help", "Help"),
         Binding("r", "run", "Run", key_display="r/⏎"),
         Binding("n", "new", "New"),
-        Binding("f", "quick_family", "Quick family", show=False),   # in help and the palette
+        # f is in the footer where it fits (100 columns and more); below, in help and the
+        # palette, so that "? Help" keeps its place at 80 columns.
+        Binding("f", "quick_family_shown", "Quick family"),
+        Binding("f", "quick_family", "Quick family", show=False),
         Binding("e", "edit", "Edit"),
         Binding("h", "history", "History"),
         Binding("m", "model", "Model", show=False),
         Binding("g", "charts", "Charts"),
         Binding("s", "settings", "Settings"),
     ]
+
+    FOOTER_F_WIDTH = 100       # from here the footer has room for f
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "quick_family_shown":
+            return (self.size.width or 80) >= self.FOOTER_F_WIDTH
+        return True
+
+    def action_quick_family_shown(self) -> None:
+        self.action_quick_family()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -103,14 +116,20 @@ class HomeScreen(PooledColumn, Screen):
         """The pooled verdict, when there is one, before the other models' labels: below
         100 columns those make way for it."""
         keys = ["family", "framings", "prompt", "label", "others"]
+        narrow = (self.size.width or 80) < 100
         if self.repeats:
             keys.insert(4, "pooled")
-            if (self.size.width or 80) < 100:
+            if narrow:
                 keys.remove("others")
+        if narrow:
+            # A few letters of each prompt say nothing ("Choose a r…"): below 100 columns
+            # the highlighted family's prompt is shown whole under the table instead.
+            keys.remove("prompt")
         return tuple(keys)
 
     def on_resize(self) -> None:
         self.query_one(Footer).compact = self.size.width < 110
+        self.refresh_bindings()             # f comes and goes with the width
         self.update_model_status()
         if self.wanted_columns() != self.columns:
             self.refresh_families()
@@ -118,13 +137,16 @@ class HomeScreen(PooledColumn, Screen):
         app = self.app
         longest = max((len(f.name) for f in app.families.values()), default=6)
         flexible = {k: w for k, w in (("prompt", 1.3), ("others", 1.0)) if k in self.columns}
-        narrow = "others" not in self.columns
-        fixed = {"family": min(max(longest, 6) + 1, 16 if narrow else 24), "framings": 8,
-                 "label": 16}
+        if not flexible:
+            flexible = {"family": 1.0}       # 80 columns: the names get the room
+        fixed = {"family": min(max(longest, 6) + 1, 24), "framings": 8, "label": 16}
+        if "family" in flexible:
+            del fixed["family"]
         if "pooled" in self.columns:
-            fixed["pooled"] = len("Shallow π 0.43 ×3")
+            fixed["pooled"] = len("Non-bias π 0.43 ×10")
         fit_columns(self.query_one("#families", DataTable), self.size.width, fixed, flexible,
                     minimum=9 if self.repeats else len("other models"))
+        self.show_hint()
 
     def on_screen_resume(self) -> None:
         self.refresh_families()
@@ -175,11 +197,12 @@ class HomeScreen(PooledColumn, Screen):
         for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
-                add(str(path), family=Text(path.stem), framings="—",
+                add(str(path), family=Text(path.stem, overflow="ellipsis"), framings="—",
                     prompt=Text(str(fam), style="red", overflow="ellipsis"))
                 continue
             app.families[str(path)] = fam
-            add(str(path), family=Text(fam.name), framings=str(len(fam.framings)),
+            add(str(path), family=Text(fam.name, overflow="ellipsis"),
+                framings=str(len(fam.framings)),
                 prompt=prompt(fam.direct), **label_cells(fam.name))
             rows[fam.name] = str(path)
         for name in app.store.family_names():
@@ -189,7 +212,7 @@ class HomeScreen(PooledColumn, Screen):
                 if fam:
                     key = f"db:{name}"
                     app.families[key] = fam
-                    add(key, family=Text(name) + Text(" (db)", style="dim"),
+                    add(key, family=Text(name, overflow="ellipsis") + Text(" (db)", style="dim"),
                         framings=str(len(fam.framings)), prompt=prompt(fam.direct),
                         **label_cells(name))
                     rows[name] = key
@@ -205,8 +228,12 @@ class HomeScreen(PooledColumn, Screen):
         has room for the start only), or how to begin when there is nothing yet."""
         table = self.query_one("#families", DataTable)
         hint = self.query_one("#home-hint", Static)
-        error = getattr(self, "errors", {}).get(cursor_key(table) or "")
-        text = (f"[red]{escape(error)}[/red]" if error else "" if table.row_count else
+        key = cursor_key(table) or ""
+        error = getattr(self, "errors", {}).get(key)
+        fam = self.app.families.get(key)  # type: ignore[attr-defined]
+        prompt = (f" [dim]direct prompt:[/dim] {escape(fam.direct)}"
+                  if fam is not None and "prompt" not in self.columns else "")
+        text = (f"[red]{escape(error)}[/red]" if error else prompt if table.row_count else
                 f"No families in {escape(str(families_dir()))}/ yet: press n to write one, "
                 "or f to draft one from a question.")
         hint.update(text)
@@ -219,7 +246,10 @@ class HomeScreen(PooledColumn, Screen):
         seed = "fresh seed each run" if s.seed is None else f"seed {s.seed}"
         # What the next runs use, fitted: the rule and the counts stay, the reminders go.
         parts = [(9, f"runs: {s.samples} direct samples"), (8, f"T {s.temperature:g}"),
-                 (7, f"{s.rule} rule"), (5, seed),
+                 (7, f"{s.rule} rule")]
+        if s.answer_format != "words":      # the default goes unsaid; another never does
+            parts.append((7, f"{s.answer_format} answer format"))
+        parts += [(5, seed),
                  (4, f"DR > {s.dr_threshold:g}, π > {s.pi_threshold:g}")]
         if s.base:
             parts.append((6, f"base prompts, {s.shots} shots"))
