@@ -147,19 +147,44 @@ def one_line(settings, model: str | None = None, model_hash: str | None = None,
                       and not (s.key == "answer_format" and s.text == "words"))
 
 
-def short_line(settings) -> str:
+_FORMS = [(" · ", " "), ("·", " "), ("·", "")]
+
+
+def shared_form(many, width: int | None) -> int:
+    """The loosest form of ``short_line`` in which every one of ``many`` settings fits in
+    ``width``: one table reads alike, row after row."""
+    if width is None:
+        return 0
+    for form in range(len(_FORMS)):
+        if all(len(short_line(s, form=form)) <= width for s in many):
+            return form
+    return len(_FORMS) - 1
+
+
+def short_line(settings, width: int | None = None, form: int | None = None) -> str:
     """The settings that most often differ, for a table cell: ``N 30 · T 0.6 · base 3 ·
-    probe`` (answer format and other keys are in the full line)."""
+    probe`` (plus the answer format when it is not the default; other keys are in the
+    full line). With ``width``, the first of ever tighter forms that fits in it
+    (``N 30·T 0.6·base 3·probe``, then ``N30·T0.6·base3·probe``): the last setting (the
+    answer format) is never the one cut off."""
     values = flat(settings)
     mode = values.get("mode", "?").split(" ")[0]
-    if mode == "base" and "shots" in values:
-        mode += f" {values['shots']}"
-    parts = [f"N {values['samples']}" if "samples" in values else "",
-             f"T {values['temperature']}" if "temperature" in values else "", mode,
-             values["rule"]]
+    shots = values.get("shots") if mode == "base" else None
+    parts = [(name, value) for name, value in (("N", values.get("samples")),
+                                               ("T", values.get("temperature")))
+             if value is not None]
+    if mode != "?":
+        parts.append((mode, shots))
+    parts.append((values["rule"], None))
     if values.get("answer_format", "words") != "words":
-        parts.append(values["answer_format"])
-    return " · ".join(p for p in parts if p and p != "?")
+        parts.append((values["answer_format"], None))
+    forms = _FORMS if form is None else [_FORMS[form]]
+    for sep, gap in forms:
+        text = sep.join(name + (gap + value if value is not None else "")
+                        for name, value in parts)
+        if width is None or len(text) <= width:
+            return text
+    return text
 
 
 def measurement_key(settings, model: str, model_hash: str | None) -> tuple:

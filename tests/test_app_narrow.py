@@ -92,3 +92,44 @@ def test_help_names_the_quick_path_and_the_editors_drafts_truly():
     keys = dict(HELP)
     assert "f quick family" in keys["Home"]
     assert "chat models" not in keys["Editor"] and "templates" in keys["Editor"]
+
+
+def test_history_and_pooled_show_the_answer_format_and_whole_words(isolated):
+    fams = families(isolated)
+    from probe.store import Store
+
+    store = Store(isolated / "probe.db")
+    backend = FakeBackend("{Monarch}")
+    backend.load()
+    for seed in (1, 2):
+        r = Runner(store, backend)
+        r.execute(r.create(fams[1], RunSettings(samples=15, seed=seed, temperature=0.9,
+                                                answer_format="braces"), "fake-model"))
+
+    async def go(width, height):
+        app = make(isolated, autoload=False)
+        async with app.run_test(size=(width, height)) as pilot:
+            await pilot.press("h")
+            await pilot.pause(0.2)
+            runs = app.screen.query_one("#runs", DataTable)
+            # The table has the focus, and the filter box says how to reach it and back.
+            assert runs.has_focus
+            placeholder = app.screen.query_one("#filter").placeholder
+            assert placeholder.startswith("/ ") and "back to the table" in placeholder
+            text = "\n".join(lines_of(runs))
+            if width >= 120:
+                assert "braces" in text, text          # never cut before the format
+            detail = " ".join(lines_of(app.screen.query_one("#run-detail", Static)))
+            assert "answer format braces" in detail
+            await pilot.press("p")
+            pools = app.screen.query_one("#pools", DataTable)
+            await wait_until(pilot, lambda: "[" in "\n".join(lines_of(pools)))
+            text = "\n".join(lines_of(pools))
+            assert "Deep" in text and "b " in text and "…" not in text.split("\n")[1], text
+            detail = " ".join(lines_of(app.screen.query_one("#run-detail", Static)))
+            assert "braces" in detail and "seed 1" in detail and "seed 2" in detail
+            if width >= 120:
+                assert "braces" in text
+
+    asyncio.run(go(80, 24))
+    asyncio.run(go(120, 36))
