@@ -33,7 +33,7 @@ MEDIUM = (" ", "run", "family", "model", "ended", "samples", "settings", "label"
 NARROW = (" ", "run", "family", "model", "ended", "samples", "label", "π")
 FIXED = {" ": 1, "run": 4, "ended": 11, "samples": 7, "seed": 10, "label": 8, "DR": 4, "FR": 4,
          "π": 4, "when": 16}
-FLEXIBLE = {"family": 0.6, "model": 0.9, "settings": 1.8, "top answer": 0.6}
+FLEXIBLE = {"family": 0.6, "model": 0.9, "settings": 2.2, "top answer": 0.6}
 WIDE_FROM, MEDIUM_FROM = 160, 120
 
 
