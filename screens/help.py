@@ -71,5 +71,14 @@ class HelpScreen(ModalScreen):
             yield Static("[b]probe[/b]: is a model's favourite answer a Deep or a Shallow "
                          "bias?  [dim](escape to close; the glossary is below)[/dim]\n")
             yield Static(help_table(), id="help-text")
-            yield Static("\n[b]Glossary[/b]")
+            yield Static("\n[b]Glossary[/b]", id="glossary-title")
             yield Static(two_columns(GLOSSARY), id="glossary")
+
+    def on_screen_resume(self) -> None:
+        # One installed instance: each opening starts at the top (the why panel's ? then
+        # scrolls it to the glossary).
+        self.query_one("#help-box", VerticalScroll).scroll_home(animate=False)
+
+    def show_glossary(self) -> None:
+        self.query_one("#help-box", VerticalScroll).scroll_to_widget(
+            self.query_one("#glossary-title"), animate=False, top=True)

@@ -196,7 +196,8 @@ class ReframingsScreen(Screen):
         for row in sorted_rows(r, self.sort):
             rate = f"{row.rate:.0%}" if row.rate is not None else "—"
             style = "red" if row.rate is not None and row.rate < 0.5 else ""
-            answers = ", ".join(f"{a} ×{n}" for a, n in row.answers.most_common())
+            answers = ", ".join([f"{a} ×{n}" for a, n in row.answers.most_common()]
+                                + [f"⊘ {kind} ×{n}" for kind, n in row.non_picks.most_common()])
             table.add_row(str(row.idx + 1), Text(rate, style=style),
                           f"{row.hits}/{row.picks}", Text(answers, overflow="ellipsis"),
                           Text(row.scenario, overflow="ellipsis"), key=str(row.idx))
