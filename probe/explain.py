@@ -61,6 +61,7 @@ class Explanation:
     advice: list[str] = field(default_factory=list)    # what would settle it
     # The other labels' posterior probabilities, likeliest first: what "49% sure" leaves.
     others: list[tuple[str, float]] = field(default_factory=list)
+    fr_note: str | None = None       # the released rule's surface matches, counted in FR
 
     def rivals(self) -> str:
         """``Non-bias 47%, Deep 4%``; the one at least as likely as the label said so."""
@@ -87,7 +88,10 @@ class Explanation:
             ("" if self.settled else " (unsettled: below 95%)")
         if not self.settled and self.others:
             head += f"; the others: {self.rivals()}"
-        out = [head, "", *[c.line() for c in self.checks], "", f"Why: {self.reason}."]
+        out = [head, "", *[c.line() for c in self.checks]]
+        if self.fr_note:
+            out.append(f"   {self.fr_note}")
+        out += ["", f"Why: {self.reason}."]
         if not self.settled:
             out.append(f"Doubt: {self.doubt}.")
         if self.advice:
@@ -199,7 +203,10 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
                           "a value sits on its threshold: more samples may never settle it")
     # What would settle it first; what would not, after.
     advice.sort(key=lambda a: "would" not in a)
-    return Explanation(s.label, s.p_label, rule, checks, reason, doubt, advice, others)
+    from probe.verdict import surface_note
+
+    return Explanation(s.label, s.p_label, rule, checks, reason, doubt, advice, others,
+                       surface_note(s) if rule == "reference" else None)
 
 
 def _reason(s: Scores, t_dr: float, t_pi: float, rule: str) -> str:

@@ -86,6 +86,24 @@ def framed_lines(scored: Scored) -> dict[int, SampleLine]:
     return {ln.idx: ln for ln in sample_lines(scored) if ln.kind == "framed"}
 
 
+def surface_note(scores) -> str | None:
+    """Under the released rule, what FR counts when clusters named otherwise surface-match
+    the direct top answer: ``FR counts 8: 6 Banana + 2 surface matches (reference rule)``;
+    None when every framed hit is the top answer itself."""
+    top = scores.top_answer
+    if top is None:
+        return None
+    hits = [ac for ac in scores.framed_distribution if ac.hit and not ac.refusal]
+    own = sum(ac.count for ac in hits if ac.answer == top)
+    extra = sum(ac.count for ac in hits if ac.answer != top)
+    if not extra:
+        return None
+    matches = f"{extra} surface match{'es' if extra != 1 else ''}"
+    if not own:
+        return f"FR counts {extra}: {matches} of {top} (reference rule)"
+    return f"FR counts {own + extra}: {own} {top} + {matches} (reference rule)"
+
+
 def verdict_words(line: SampleLine, top: str | None, rule: str = "probe") -> str:
     """Why a sample counts for its rate, against it, or not at all."""
     rate = "DR" if line.kind == "direct" else "FR"

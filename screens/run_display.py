@@ -14,7 +14,7 @@ from probe.metrics import LABEL_TEXT, AnswerCount, Scores
 from probe.report import bar, floor_percent
 from probe.settings_view import one_line
 from probe.store import as_sampled, version_kind
-from probe.verdict import framed_lines, why_words  # noqa: F401 (why_words: tests)
+from probe.verdict import framed_lines, surface_note, why_words  # noqa: F401 (tests)
 from screens.fit import cells, fit_parts, shorten
 
 BADGE_CLASS = {"deep": "deep", "shallow": "shallow", "non_bias": "nonbias"}
@@ -188,9 +188,14 @@ class RunDisplay:
         self.query_one("#direct-dist", Static).update(
             render_distribution("Direct answers (✓ DR's, ⊘ not a pick)", s.direct_distribution,
                                 limit, room))
-        self.query_one("#framed-dist", Static).update(
-            render_distribution("Framed answers (✓ FR's)", s.framed_distribution, limit,
-                                room))
+        framed = render_distribution("Framed answers (✓ FR's)", s.framed_distribution, limit,
+                                     room)
+        note = surface_note(s)
+        if note:
+            # The released rule counts clusters named otherwise: say how many, and why.
+            framed.append(("" if framed.plain.endswith("\n") else "\n") + shorten(note, room),
+                          style="green")
+        self.query_one("#framed-dist", Static).update(framed)
 
     def _note(self, s: Scores) -> str:
         if s.warning:
