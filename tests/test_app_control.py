@@ -15,7 +15,7 @@ from probe.runner import Runner, RunSettings
 from screens.app import HomeScreen, make_app
 from screens.help import HELP
 from screens.history import HistoryScreen
-from screens.run_display import _fmt_rate
+from screens.run_display import _fmt_rate, count_form
 from screens.run_view import RunScreen, sure_text
 from test_app import answer_by_prompt, make, wait_until
 
@@ -590,7 +590,8 @@ def test_home_leaves_out_the_words_every_direct_prompt_starts_with(isolated):
 
     async def go():
         app = make(isolated, autoload=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        # From 100 columns (below, the column gives way to the names and labels).
+        async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             table = app.screen.query_one("#families", DataTable)
             cells = [str(table.get_row_at(i)[2]) for i in range(3)]
@@ -632,8 +633,9 @@ def test_at_80x24_every_run_view_line_stays_one_line(isolated):
             assert any("…" in line for line in lines("#direct-dist"))
             fr = lines("#fr")
             assert any("picks · 7 ⊘" in line for line in fr), fr
-        assert _fmt_rate("FR", 0, 0, 13, (0, 0.23), 17, room=16).split("\n")[1] == \
-            "0/13 picks[dim], 17 ⊘[/dim]"           # the walkthrough's box, one line
+        form = count_form([(0, 13, 17), (19, 29, 1)], 16)
+        assert _fmt_rate("FR", 0, 0, 13, (0, 0.23), 17, form).split("\n")[1] == \
+            "0/13 picks[dim] · 17⊘[/dim]"           # the walkthrough's box, one line
 
     run(go())
 

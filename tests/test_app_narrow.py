@@ -133,3 +133,81 @@ def test_history_and_pooled_show_the_answer_format_and_whole_words(isolated):
 
     asyncio.run(go(80, 24))
     asyncio.run(go(120, 36))
+
+
+def test_charts_and_the_settings_dialog_at_80_columns_say_whole_phrases(isolated):
+    fams = families(isolated)
+    from probe.store import Store
+
+    store = Store(isolated / "probe.db")
+    backend = FakeBackend("{Monarch}")
+    backend.load()
+    for fam, fmt in ((fams[0], "words"), (fams[1], "braces")):
+        r = Runner(store, backend)
+        r.execute(r.create(fam, RunSettings(samples=4, seed=1, answer_format=fmt),
+                           "gemma-3-270m (Q4_K_M, default)"))
+
+    async def go():
+        app = make(isolated, autoload=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("g")
+            await pilot.pause(0.3)
+            status = lines_of(app.screen.query_one("#charts-status", Static))[0]
+            assert "Non-bias" in status and "Deep" in status and status.rstrip()[-1] == "%"
+            legend = [ln.rstrip() for ln in lines_of(app.screen.query_one("#charts-legend",
+                                                                          Static))]
+            assert not any(ln.endswith("…") for ln in legend), legend
+            assert any("⚠ points measured with different settings" in ln for ln in legend)
+            # Select the braces run: its settings line keeps the format.
+            while "b " not in lines_of(app.screen.query_one("#charts-point", Static))[0]:
+                await pilot.press("right")
+            point = lines_of(app.screen.query_one("#charts-point", Static))[1]
+            assert "braces" in point, point
+            await pilot.press("escape", "s")
+            await pilot.pause(0.2)
+            hints = [" ".join(" ".join(lines_of(h)).split())
+                     for h in app.screen.query(".hint")]
+            assert "times the direct question is sampled" in hints
+            assert "blank: a fresh seed each run" in hints
+
+    asyncio.run(go())
+
+
+def test_the_run_view_at_80_columns_keeps_help_one_separator_and_read_only(isolated):
+    fam = fam_mod.Family("colour", "Choose a random colour.",
+                         [f"Scenario {i}: which colour?" for i in range(29)])
+    fam_mod.save(fam, isolated / "families" / "colour.toml")
+    direct = iter(["Red"] * 19 + ["Blue"] * 10 + ["I can't choose."] * 5)
+
+    def answer(prompt: str) -> str:
+        if prompt.startswith("Choose"):
+            return next(direct, "Red")
+        n = int(prompt.split()[1].rstrip(":"))
+        return "I can't choose." if n == 0 else "Red" if n < 6 else "Green"
+
+    async def go():
+        app = make(isolated, backend=FakeBackend(answer, delay=0.02))
+        app.run_settings = RunSettings(samples=30, seed=8)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.model_state == "ready")
+            await pilot.press("r")
+            rs = app.screen
+            await wait_until(pilot, lambda: rs.samples_done >= 3 and rs.scored is not None)
+            await pilot.pause(0.3)
+            footer = footer_text(app)
+            assert footer.startswith("? Help") and "s Stop" in footer, footer
+            assert "a Answers" in footer and "w Why" in footer and "q Quit" in footer, footer
+            await wait_until(pilot, lambda: rs.state.startswith("finished"), timeout=20)
+            await pilot.pause(0.3)
+            dr = lines_of(rs.query_one("#dr", Static))[2]
+            fr = lines_of(rs.query_one("#fr", Static))[2]
+            # The two boxes count alike: "19/29 picks · 1⊘" beside "5/29 picks · 1⊘".
+            assert ("picks" in dr) == ("picks" in fr) and "," not in dr + fr, (dr, fr)
+            assert dr.count("·") == fr.count("·") == 1, (dr, fr)
+            await pilot.press("escape", "h", "enter")
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "RunScreen")
+            await pilot.pause(0.3)
+            title = lines_of(app.screen.query_one("#run-title", Static))[0]
+            assert "(read-only)" in title and "seed 8" in title, title
+
+    asyncio.run(go())
