@@ -43,7 +43,24 @@ def floor_percent(p: float) -> str:
     return f"{math.floor(p * 100)}%"
 
 
-def render_scores(record: dict, s: Scores) -> str:
+def run_lines(settings_text: str, explanation, saved: list[str]) -> list[str]:
+    """What a finished run adds to its scores on the terminal: the settings it used, why
+    it has its label and, short of 95% sure, what would settle it; and the app's saved
+    settings where they differ (the command line does not read them)."""
+    lines = [f"settings {settings_text}", f"why      {explanation.reason}"]
+    if not explanation.settled:
+        rivals = explanation.rivals()
+        lines.append(f"doubt    {explanation.doubt}" + (f" (the others: {rivals})"
+                                                        if rivals else ""))
+        if explanation.advice:
+            lines.append("settle   " + "; ".join(explanation.advice))
+    if saved:
+        lines.append(f"note     the app's saved run settings differ ({', '.join(saved)}); "
+                     "the command line uses its own options and their defaults")
+    return lines
+
+
+def render_scores(record: dict, s: Scores, extra: list[str] = ()) -> str:
     top = s.top_answer if s.top_answer is not None else "no answer"
     lines = [
         f"family   {record['family']}    model {record['model']}"
@@ -59,6 +76,7 @@ def render_scores(record: dict, s: Scores) -> str:
     ]
     if s.warning:
         lines.append(f"warning  {s.warning}")
+    lines += extra
     drafted = (record.get("probe") or {}).get("drafted")
     if drafted:
         from probe.provenance import Drafted
