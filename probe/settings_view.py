@@ -15,8 +15,9 @@ from dataclasses import dataclass
 NOT_MEASUREMENT = frozenset({"seed", "quick", "model_spec", "base_url", "api_key_env",
                              "timeout", "concurrency", "responses"})
 # Shown in this order first, each under its short label; any other key follows by name.
-LABELS = {"samples": "N", "temperature": "T", "max_tokens": "max tokens", "mode": "prompts",
-          "shots": "shots", "rule": "rule", "answer_format": "answer format",
+# The rule and a non-default answer format come early: a line cut at 80 columns keeps them.
+LABELS = {"samples": "N", "temperature": "T", "rule": "rule", "answer_format": "answer format",
+          "mode": "prompts", "shots": "shots", "max_tokens": "max tokens",
           "thresholds": "thresholds", "system": "system prompt", "quick": "quick check",
           "engine": "engine", "concurrency": "concurrency", "model": "model",
           "model_hash": "weights", "seed": "seed"}

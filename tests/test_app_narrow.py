@@ -130,6 +130,10 @@ def test_history_and_pooled_show_the_answer_format_and_whole_words(isolated):
             assert "braces" in detail and "seed 1" in detail and "seed 2" in detail
             if width >= 120:
                 assert "braces" in text
+            await pilot.press("p", "enter")           # back to the runs; one opened
+            await wait_until(pilot, lambda: app.screen.__class__.__name__ == "RunScreen")
+            settings = lines_of(app.screen.query_one("#run-settings", Static))[0]
+            assert "answer format braces" in settings, settings
 
     asyncio.run(go(80, 24))
     asyncio.run(go(120, 36))

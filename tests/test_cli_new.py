@@ -117,7 +117,7 @@ def test_new_run_says_its_settings_why_and_that_the_apps_settings_are_not_its(is
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     lines = {line[:8].strip(): line[9:] for line in out.stdout.splitlines() if line[:1] != " "}
-    assert lines["settings"].startswith("N 4 · T 0.6 · max tokens 25")
+    assert lines["settings"].startswith("N 4 · T 0.6 · rule probe")
     assert "answer format words" in lines["settings"] and "seed 2" in lines["settings"]
     assert lines["why"]
     posterior = int(lines["label"].split("posterior ")[1].split("%")[0])
