@@ -33,7 +33,7 @@ MEDIUM = (" ", "run", "family", "model", "ended", "samples", "settings", "label"
 NARROW = (" ", "run", "family", "model", "ended", "samples", "label", "π")
 FIXED = {" ": 1, "run": 4, "ended": 11, "samples": 7, "seed": 10, "label": 8, "DR": 4, "FR": 4,
          "π": 4, "when": 16}
-FLEXIBLE = {"family": 0.6, "model": 0.9, "settings": 2.2, "top answer": 0.6}
+FLEXIBLE = {"family": 0.8, "model": 1.0, "settings": 1.0, "top answer": 0.6}
 WIDE_FROM, MEDIUM_FROM = 160, 120
 
 
@@ -103,6 +103,9 @@ class HistoryScreen(PooledView, Screen):
         # Whole run ids, however many digits: run 100001 never reads "1000".
         top = self.app.store.query("SELECT MAX(id) AS top FROM runs")[0]["top"]  # type: ignore
         fixed["run"] = max(fixed["run"], len(str(top or 0)))
+        if "settings" in columns:
+            fixed["settings"] = self._settings_room(width, columns, fixed)
+            del flexible["settings"]
         widths = fit_columns(table, width, fixed, flexible, minimum=6) \
             if columns == self.columns else None
         if columns != self.columns:
@@ -117,6 +120,16 @@ class HistoryScreen(PooledView, Screen):
             self.settings_width = widths.get("settings")
             self.refresh_runs()         # the settings cells take the form that fits
         self.fit_pools()
+
+    def _settings_room(self, width: int, columns: tuple, fixed: dict) -> int:
+        """The settings column's width: room for the tightest form of the longest row at
+        least (so the answer format is never cut), the loosest where the width allows; the
+        names share what is left."""
+        settings = [r["settings"] for r in self.app.store.runs()]  # type: ignore
+        tight = max((len(short_line(x, form=2)) for x in settings), default=12)
+        loose = max((len(short_line(x, form=0)) for x in settings), default=12)
+        room = width - 2 * len(columns) - 2 - sum(fixed.values())
+        return max(8, min(loose, max(tight, int(room * 0.4))))
 
     @on(Input.Changed, "#filter")
     def refresh_runs(self) -> None:
