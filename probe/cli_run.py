@@ -241,8 +241,10 @@ def run_command(opts) -> None:
     if as_json:
         click.echo(json.dumps(record, ensure_ascii=False))
     else:
+        from probe.report import verdict_lines
+
         click.echo(render_scores(record, outcome.scores,
-                                 _run_lines(store.run(run_id), outcome)))
+                                 verdict_lines(store.run(run_id), outcome)))
         if outcome.stopped_early:
             click.echo(f"\nquick check: label settled after {outcome.samples_used} of "
                        f"{outcome.samples_planned} samples.")
@@ -250,22 +252,6 @@ def run_command(opts) -> None:
         click.echo(f"run {run_id} cancelled after {outcome.samples_used} samples; "
                    f"`probe run --resume {run_id}` finishes it.", err=True)
         sys.exit(130)
-
-
-def _run_lines(run, outcome) -> list[str]:
-    from probe.explain import explain
-    from probe.preferences import saved_differences
-    from probe.report import run_lines
-    from probe.settings_view import one_line
-
-    st = outcome.settings
-    text = one_line(run.settings, seed=run.seed,
-                    skip=("model_spec", "engine", "concurrency", "base_url", "api_key_env"))
-    if "answer format" not in text:             # the default, said on the terminal too
-        text += " · answer format words"
-    why = explain(outcome.scores, st.dr_threshold, st.pi_threshold, st.rule,
-                  len(outcome.family.framings))
-    return run_lines(text, why, saved_differences(st))
 
 
 def rule_check(reference: bool, stored: dict, what: str) -> None:

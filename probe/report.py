@@ -60,6 +60,22 @@ def run_lines(settings_text: str, explanation, saved: list[str]) -> list[str]:
     return lines
 
 
+def verdict_lines(run, outcome) -> list[str]:
+    """``run_lines`` for a run just sampled (``probe run``, ``probe new --run``)."""
+    from probe.explain import explain
+    from probe.preferences import saved_differences
+    from probe.settings_view import one_line
+
+    st = outcome.settings
+    text = one_line(run.settings, seed=run.seed,
+                    skip=("model_spec", "engine", "concurrency", "base_url", "api_key_env"))
+    if "answer format" not in text:             # the default, said on the terminal too
+        text += " · answer format words"
+    why = explain(outcome.scores, st.dr_threshold, st.pi_threshold, st.rule,
+                  len(outcome.family.framings))
+    return run_lines(text, why, saved_differences(st))
+
+
 def render_scores(record: dict, s: Scores, extra: list[str] = ()) -> str:
     top = s.top_answer if s.top_answer is not None else "no answer"
     lines = [

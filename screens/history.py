@@ -129,7 +129,7 @@ class HistoryScreen(PooledView, Screen):
         tight = max((len(short_line(x, form=2)) for x in settings), default=12)
         loose = max((len(short_line(x, form=0)) for x in settings), default=12)
         room = width - 2 * len(columns) - 2 - sum(fixed.values())
-        return max(8, min(loose, max(tight, int(room * 0.4))))
+        return max(8, min(loose, max(tight, int(room * 0.5))))
 
     @on(Input.Changed, "#filter")
     def refresh_runs(self) -> None:

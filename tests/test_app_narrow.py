@@ -190,7 +190,7 @@ def test_the_run_view_at_80_columns_keeps_help_one_separator_and_read_only(isola
         return "I can't choose." if n == 0 else "Red" if n < 6 else "Green"
 
     async def go():
-        app = make(isolated, backend=FakeBackend(answer, delay=0.02))
+        app = make(isolated, backend=FakeBackend(answer, delay=0.1))
         app.run_settings = RunSettings(samples=30, seed=8)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: app.model_state == "ready")
@@ -198,10 +198,11 @@ def test_the_run_view_at_80_columns_keeps_help_one_separator_and_read_only(isola
             rs = app.screen
             await wait_until(pilot, lambda: rs.samples_done >= 3 and rs.scored is not None)
             await pilot.pause(0.3)
+            assert rs.state == "running"
             footer = footer_text(app)
             assert footer.startswith("? Help") and "s Stop" in footer, footer
             assert "a Answers" in footer and "w Why" in footer and "q Quit" in footer, footer
-            await wait_until(pilot, lambda: rs.state.startswith("finished"), timeout=20)
+            await wait_until(pilot, lambda: rs.state.startswith("finished"), timeout=30)
             await pilot.pause(0.3)
             dr = lines_of(rs.query_one("#dr", Static))[2]
             fr = lines_of(rs.query_one("#fr", Static))[2]
