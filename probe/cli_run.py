@@ -241,7 +241,10 @@ def run_command(opts) -> None:
     if as_json:
         click.echo(json.dumps(record, ensure_ascii=False))
     else:
-        click.echo(render_scores(record, outcome.scores))
+        from probe.report import verdict_lines
+
+        click.echo(render_scores(record, outcome.scores,
+                                 verdict_lines(store.run(run_id), outcome)))
         if outcome.stopped_early:
             click.echo(f"\nquick check: label settled after {outcome.samples_used} of "
                        f"{outcome.samples_planned} samples.")

@@ -66,7 +66,7 @@ def _score_one(t, model: str, store, label: str, as_json: bool, rule: str,
                     status.show(f"storing {t.family.name}: {n / len(t):.0%} of "
                                 f"{len(t):,} samples")
                 yield SampleRow(run_id, kind, idx, t.prompt(kind, idx), text, m.answer,
-                                m.canonical, m.reason, m.refusal, None, None)
+                                m.canonical, m.reason, m.refusal, None, None, m.nonpick)
 
         with store.transaction():
             run_id = store.create_run(t.family, model=model, backend="external",

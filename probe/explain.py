@@ -8,7 +8,7 @@ many more picks on each side, at the rates seen so far, bring the label to 95%.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from probe.metrics import (DR_THRESHOLD, LABEL_TEXT, NON_BIAS, PI_THRESHOLD, Scores,
                            label_probabilities)
@@ -25,6 +25,7 @@ class Check:
     high: float
     threshold: float | None         # None: shown for its part in π only
     interval_name: str = "95% CI"
+    decides: bool = True            # False: the label does not rest on it (π for Non-bias)
 
     @property
     def above(self) -> bool | None:
@@ -45,7 +46,8 @@ class Check:
         state = ("settled: the whole interval is " + ("above" if self.low > self.threshold
                                                        else "at or below")
                  if self.settled else "uncertain: the interval straddles")
-        return f"{text}  {side} {self.threshold:.2f}  ({state} {self.threshold:.2f})"
+        text = f"{text}  {side} {self.threshold:.2f}  ({state} {self.threshold:.2f})"
+        return text if self.decides else f"{text}; it does not decide this label"
 
 
 @dataclass
@@ -57,6 +59,19 @@ class Explanation:
     reason: str                      # why the label follows from the values
     doubt: str                       # where the uncertainty is, in a sentence
     advice: list[str] = field(default_factory=list)    # what would settle it
+    # The other labels' posterior probabilities, likeliest first: what "49% sure" leaves.
+    others: list[tuple[str, float]] = field(default_factory=list)
+    fr_note: str | None = None       # the released rule's surface matches, counted in FR
+
+    def rivals(self) -> str:
+        """``Non-bias 47%, Deep 4%``; the one at least as likely as the label said so."""
+        parts = []
+        for label, p in self.others:
+            text = f"{LABEL_TEXT[label]} {int(p * 100)}%"
+            if p >= self.p_label:
+                text += " (as likely or likelier)"
+            parts.append(text)
+        return ", ".join(parts)
 
     @property
     def settled(self) -> bool:
@@ -71,7 +86,12 @@ class Explanation:
     def lines(self) -> list[str]:
         head = f"{LABEL_TEXT[self.label]}, {int(self.p_label * 100)}% sure" + \
             ("" if self.settled else " (unsettled: below 95%)")
-        out = [head, "", *[c.line() for c in self.checks], "", f"Why: {self.reason}."]
+        if not self.settled and self.others:
+            head += f"; the others: {self.rivals()}"
+        out = [head, "", *[c.line() for c in self.checks]]
+        if self.fr_note:
+            out.append(f"   {self.fr_note}")
+        out += ["", f"Why: {self.reason}."]
         if not self.settled:
             out.append(f"Doubt: {self.doubt}.")
         if self.advice:
@@ -144,9 +164,14 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
                            "no direct pick, so no top answer to test", "every direct answer "
                            "so far is a non-pick", ["more direct samples, or a clearer "
                                                     "question (see the ⊘ answers)"])
+    deciding = _deciding(s.label, rule, dr, pi)
+    checks = [c if c.threshold is None or c in deciding else replace(c, decides=False)
+              for c in checks]
     reason = _reason(s, dr_threshold, pi_threshold, rule)
     prob = _probabilities(rule)
     args = (s.dr_hits, s.n_direct, s.fr_hits, s.n_framed, dr_threshold, pi_threshold)
+    others = sorted(((k, p) for k, p in prob(*args).items() if k != s.label),
+                    key=lambda kp: -kp[1])
     doubt = _doubt(s, dr, pi, rule)
     advice: list[str] = []
     if s.p_label < SETTLED:
@@ -178,7 +203,10 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
                           "a value sits on its threshold: more samples may never settle it")
     # What would settle it first; what would not, after.
     advice.sort(key=lambda a: "would" not in a)
-    return Explanation(s.label, s.p_label, rule, checks, reason, doubt, advice)
+    from probe.verdict import surface_note
+
+    return Explanation(s.label, s.p_label, rule, checks, reason, doubt, advice, others,
+                       surface_note(s) if rule == "reference" else None)
 
 
 def _reason(s: Scores, t_dr: float, t_pi: float, rule: str) -> str:
@@ -193,11 +221,25 @@ def _reason(s: Scores, t_dr: float, t_pi: float, rule: str) -> str:
     return f"{dr_side} and {pi_side}"
 
 
+def _deciding(label: str, rule: str, dr: Check, pi: Check) -> list[Check]:
+    """The values the label rests on: under probe's rule Non-bias is DR alone (π decides
+    only between Deep and Shallow); under the released rule Deep is π alone."""
+    if rule != "reference" and label == NON_BIAS:
+        return [dr]
+    if rule == "reference" and label == "deep":
+        return [pi]
+    return [dr, pi]
+
+
 def _doubt(s: Scores, dr: Check, pi: Check, rule: str) -> str:
     if rule != "reference" and dr.settled and not dr.above:
         return "DR is settled below its threshold; FR cannot change the label"
-    unsure = [c for c in (dr, pi) if not c.settled]
+    deciding = _deciding(s.label, rule, dr, pi)
+    unsure = [c for c in deciding if not c.settled]
     if not unsure:
+        if len(deciding) == 1:
+            return (f"{deciding[0].name} is clear of its threshold; the posterior is still "
+                    "wide")
         return "both values are clear of their thresholds; the posterior is still wide"
     if dr in unsure and pi in unsure:
         return "DR and π both straddle their thresholds"

@@ -4,7 +4,8 @@ The released schema exactly: ``id``, ``prompt``, ``model``, ``direct`` / ``frame
 ``top_answer``, the rate, ``n_samples``, ``n_clusters`` and a ``distribution`` of
 ``{answer, count, rate, surface_forms: [{text, count}], lemma_keys}``, then ``pi`` and
 ``bias_type``; rates to 6 decimals. The one extra key, ``probe``, says which rule scored
-the record and what the release format has no place for (non-picks, the run).
+the record and what the release format has no place for (non-picks, the run, its seed
+and settings). A record is the run's result as it was kept (``probe.stored_result``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from probe.family import Family
 from probe.matching import extract, normalise
 from probe.reference import rescore_with
 from probe.scoring import Response, Scored
+from probe.settings_view import typed
 from probe.store import Store, as_sampled
+from probe.stored_result import kept_scored
 
 
 def _lemma_key(surface: str, rule: str) -> str:
@@ -99,20 +102,23 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
     family_id = run.family_id
     sampled = as_sampled(versions)
     version = {"version": sampled["version"] if sampled else 1, "kind": "sampled"}
+    chosen = sampled
     if latest and rescores:
-        newest = [v for v in versions if v["kind"] == "rescored"][-1]
+        chosen = newest = [v for v in versions if v["kind"] == "rescored"][-1]
         family_id = newest["family_id"] or run.family_id
         version = {"version": newest["version"], "kind": "rescored", "note": newest["note"],
                    "at": _iso(newest["created_at"])}
     fam = store.family(family_id)
     settings = run.settings
-    # Sample order, not arrival order: a resumed run exports as it was scored.
-    samples = sorted(store.samples(run_id), key=lambda x: (x.kind != "direct", x.idx))
-    # A run is exported under the rule it was scored with (probe's, or --reference).
-    scored = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
-                          settings.get("rule", "probe"), settings.get("dr_threshold", 0.65),
-                          settings.get("pi_threshold", 0.40),
-                          settings.get("answer_format", "words"))
+    # The result as it was kept, as every screen shows it; only a run from before results
+    # were kept is scored again, under its own rule, in sample order.
+    scored = kept_scored(store, run_id, chosen)
+    if scored is None:
+        samples = sorted(store.samples(run_id), key=lambda x: (x.kind != "direct", x.idx))
+        scored = rescore_with(fam, [Response(s.kind, s.idx, s.response) for s in samples],
+                              settings.get("rule", "probe"), settings.get("dr_threshold", 0.65),
+                              settings.get("pi_threshold", 0.40),
+                              settings.get("answer_format", "words"))
     s = scored.scores
     return {
         "id": dataset_id(fam),
@@ -123,6 +129,7 @@ def release_record(store: Store, run_id: int, latest: bool = False) -> dict:
         "pi": round(s.pi, 6),
         "bias_type": s.label,
         "probe": {"rule": s.rule, "run_id": run_id, "family": fam.name, "status": run.status,
+                  "seed": run.seed, "settings": typed(settings),
                   "non_picks": {"direct": s.direct_nonpicks, "framed": s.framed_nonpicks},
                   "warning": s.warning, "result": version, "rescored": rescores,
                   **({"drafted": fam.drafted.to_dict()} if fam.drafted is not None else {})},

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from probe.atomic import ensure_folder, write_atomic
+from probe.atomic import ensure_folder
 from probe.store import Store
 
 
@@ -26,10 +26,12 @@ def slug(text: str) -> str:
 def export_family(store: Store, family: str, run_id: int, root: Path) -> Exported:
     """Write ``root/<family>/``: figures (answers of ``run_id``, SVG and PNG), records
     (one JSONL per model of the family's finished runs, or this run if none finished)
-    and, for the pool ``run_id`` belongs to, reframings.csv and reframings.json."""
+    and, for the pool ``run_id`` belongs to, its reframings as CSV and JSON, named after
+    the model and the runs (``probe.pool_export``)."""
     from probe.charts.write import ReportRequest, write_report
     from probe.export import export_to
-    from probe.pooling import pooled, pools, reframings_csv, reframings_json
+    from probe.pool_export import write_reframings
+    from probe.pooling import pooled, pools
 
     out = Exported(root / slug(family))
     ensure_folder(out.folder)
@@ -46,10 +48,7 @@ def export_family(store: Store, family: str, run_id: int, root: Path) -> Exporte
     if mine is None:
         out.notes.append("no reframings table: the run is not finished")
     else:
-        result = pooled(store, mine)
-        for name, text in (("reframings.csv", reframings_csv(result, "breaks first")),
-                           ("reframings.json", reframings_json(result, "breaks first"))):
-            out.files.append(write_atomic(out.folder / name, text, "export file"))
+        out.files += write_reframings(pooled(store, mine), out.folder)
         if len(mine.run_ids) > 1:
             out.notes.append(f"reframings pooled over runs {', '.join(map(str, mine.run_ids))}")
     return out

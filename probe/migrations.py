@@ -174,6 +174,12 @@ def _m019_family_drafted(db: Database) -> None:
     _script(db, "ALTER TABLE families ADD COLUMN drafted TEXT")
 
 
+def _m017_sample_nonpick(db: Database) -> None:
+    # Why a sample is not a pick (empty, refusal, echo…), as the matcher said when the run
+    # was scored: exports and the pooled view name it without matching the text again.
+    _script(db, "ALTER TABLE samples ADD COLUMN nonpick TEXT")
+
+
 # The number in each name is its id, so branches that add 003, 004 and 005 merge cleanly.
 MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("001_initial", _m001_initial),
@@ -181,6 +187,7 @@ MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("003_nonpicks", _m003_nonpicks),
     ("004_result_versions", _m004_result_versions),
     ("005_run_leases", _m005_run_leases),
+    ("017_sample_nonpick", _m017_sample_nonpick),
     ("019_family_drafted", _m019_family_drafted),
 ]
 

@@ -164,7 +164,7 @@ class Pipeline:
             match = st.add(kind, idx, text)
             rows.append(SampleRow(st.run_id, kind, idx, clean_text(completion.prompt), text,
                                   match.answer, match.canonical, match.reason, match.refusal,
-                                  completion.tokens, completion.latency_ms))
+                                  completion.tokens, completion.latency_ms, match.nonpick))
             scored = st.live.scored() if self.live_scores or st.quick(self.force_quick) \
                 else None
             # A copy: the live scorer refreshes its matches in place, and a screen on
@@ -221,9 +221,9 @@ class Pipeline:
         st.open = False
         try:
             scored = st.live.final()
-            self.store.update_canonicals(st.run_id, [(r.kind, r.idx, m.canonical, m.reason)
-                                                     for r, m in scored.matches])
-            self.store.save_result(st.run_id, scored.scores)
+            with self.store.transaction():     # the scores and the matches they count, as one
+                self.store.update_matches(st.run_id, scored.matches)
+                self.store.save_result(st.run_id, scored.scores)
             self.store.set_status(st.run_id, "finished", samples_used=st.done,
                                   ending="quick check" if st.stopped_early else "finished")
         except ProbeError as exc:
@@ -250,7 +250,9 @@ class Pipeline:
             if st.done:
                 scored = st.live.final()
                 scores = scored.scores
-                self.store.save_result(st.run_id, scores)
+                with self.store.transaction():
+                    self.store.update_matches(st.run_id, scored.matches)
+                    self.store.save_result(st.run_id, scores)
             self.store.set_status(st.run_id, "cancelled", samples_used=st.done)
         except ProbeError:
             pass       # the database may be what failed; the samples so far are kept

@@ -10,9 +10,7 @@ that scenario kept the direct top answer: the ones that break the bias stand out
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -20,7 +18,7 @@ from dataclasses import dataclass, field
 from probe.errors import BadInput
 from probe.family import Family
 from probe.scoring import Response, Scored
-from probe.settings_view import flat, measurement_key, one_line, parse
+from probe.settings_view import measurement_key, one_line, parse
 from probe.store import Store
 from probe.verdict import sample_lines
 
@@ -95,7 +93,8 @@ class ReframingRow:
     samples: int = 0
     picks: int = 0
     hits: int = 0                     # kept the direct top answer
-    answers: Counter = field(default_factory=Counter)
+    answers: Counter = field(default_factory=Counter)      # the picks, by answer
+    non_picks: Counter = field(default_factory=Counter)    # the rest, by why (refusal, echo…)
 
     @property
     def rate(self) -> float | None:
@@ -135,18 +134,25 @@ def pooled(store: Store, pool: Pool) -> Pooled:
     family_id = newest[-1]["family_id"] if newest and newest[-1]["family_id"] \
         else pool.runs[0]["family_id"]
     family = store.family(family_id)
-    responses: list[Response] = []
-    direct = 0
-    for rid in reversed(pool.run_ids):                       # oldest run first
-        samples = sorted(store.samples(rid), key=lambda s: (s.kind != "direct", s.idx))
-        for s in samples:
-            if s.kind == "direct":
-                responses.append(Response("direct", direct, s.response))
-                direct += 1
-            else:
-                responses.append(Response("framed", s.idx, s.response))
-    scored = rescore_with(family, responses, settings.rule, settings.dr_threshold,
-                          settings.pi_threshold, settings.answer_format)
+    scored = None
+    if len(pool.run_ids) == 1:
+        # One run is its own result as kept, the very one its run view and History show.
+        from probe.stored_result import kept_scored
+
+        scored = kept_scored(store, pool.run_ids[0])
+    if scored is None:
+        responses: list[Response] = []
+        direct = 0
+        for rid in reversed(pool.run_ids):                       # oldest run first
+            samples = sorted(store.samples(rid), key=lambda s: (s.kind != "direct", s.idx))
+            for s in samples:
+                if s.kind == "direct":
+                    responses.append(Response("direct", direct, s.response))
+                    direct += 1
+                else:
+                    responses.append(Response("framed", s.idx, s.response))
+        scored = rescore_with(family, responses, settings.rule, settings.dr_threshold,
+                              settings.pi_threshold, settings.answer_format)
     rows = [ReframingRow(i, text) for i, text in enumerate(family.framings)]
     for line in sample_lines(scored):
         if line.kind != "framed" or not 0 <= line.idx < len(rows):
@@ -154,7 +160,7 @@ def pooled(store: Store, pool: Pool) -> Pooled:
         row = rows[line.idx]
         row.samples += 1
         if line.nonpick:
-            row.answers["⊘ " + line.nonpick] += 1
+            row.non_picks[line.nonpick] += 1
             continue
         row.picks += 1
         row.hits += line.counts
@@ -176,32 +182,3 @@ SORTS = {
 
 def sorted_rows(result: Pooled, how: str = "reframing") -> list[ReframingRow]:
     return sorted(result.reframings, key=SORTS[how])
-
-
-def _record(row: ReframingRow) -> dict:
-    return {"reframing": row.idx + 1, "scenario": row.scenario, "samples": row.samples,
-            "picks": row.picks, "kept_top_answer": row.hits,
-            "rate": round(row.rate, 4) if row.rate is not None else None,
-            "answers": dict(row.answers.most_common())}
-
-
-def reframings_json(result: Pooled, how: str = "reframing") -> str:
-    s = result.scored.scores
-    head = {"family": result.pool.family, "model": result.pool.model,
-            "runs": result.pool.run_ids, "rule": result.rule, "top_answer": s.top_answer,
-            "settings": flat(result.pool.settings)}
-    return json.dumps({**head, "reframings": [_record(r) for r in sorted_rows(result, how)]},
-                      ensure_ascii=False, indent=2) + "\n"
-
-
-def reframings_csv(result: Pooled, how: str = "reframing") -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["reframing", "scenario", "samples", "picks", "kept_top_answer", "rate",
-                     "answers"])
-    for row in sorted_rows(result, how):
-        rec = _record(row)
-        writer.writerow([rec["reframing"], rec["scenario"], rec["samples"], rec["picks"],
-                         rec["kept_top_answer"], "" if rec["rate"] is None else rec["rate"],
-                         "; ".join(f"{a} ×{n}" for a, n in row.answers.most_common())])
-    return out.getvalue()

@@ -57,3 +57,27 @@ def save_run_settings(settings) -> str | None:
     except (BadInput, OSError) as exc:
         return f"The run settings were not saved for next time: {exc}"
     return None
+
+
+# What the app's saved settings and a command's options can both set, as one_line labels.
+_COMPARED = {"samples": "N", "temperature": "T", "max_tokens": "max tokens", "base": "base",
+             "shots": "shots", "rule": "rule", "answer_format": "answer format",
+             "dr_threshold": "DR threshold", "pi_threshold": "π threshold"}
+
+
+def saved_differences(settings) -> list[str]:
+    """The app's saved run settings that differ from ``settings`` (a run's), as "T 0.9":
+    the command line never reads them, and a user who set them in the app should know."""
+    if not settings_path().exists():
+        return []
+    saved, notice = load_run_settings()
+    if notice:
+        return []
+    out = []
+    for key, label in _COMPARED.items():
+        mine, theirs = getattr(settings, key, None), getattr(saved, key, None)
+        if mine != theirs:
+            text = ("on" if theirs else "off") if isinstance(theirs, bool) else f"{theirs:g}" \
+                if isinstance(theirs, float) else str(theirs)
+            out.append(f"{label} {text}")
+    return out

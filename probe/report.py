@@ -43,7 +43,40 @@ def floor_percent(p: float) -> str:
     return f"{math.floor(p * 100)}%"
 
 
-def render_scores(record: dict, s: Scores) -> str:
+def run_lines(settings_text: str, explanation, saved: list[str]) -> list[str]:
+    """What a finished run adds to its scores on the terminal: the settings it used, why
+    it has its label and, short of 95% sure, what would settle it; and the app's saved
+    settings where they differ (the command line does not read them)."""
+    lines = [f"settings {settings_text}", f"why      {explanation.reason}"]
+    if not explanation.settled:
+        rivals = explanation.rivals()
+        lines.append(f"doubt    {explanation.doubt}" + (f" (the others: {rivals})"
+                                                        if rivals else ""))
+        if explanation.advice:
+            lines.append("settle   " + "; ".join(explanation.advice))
+    if saved:
+        lines.append(f"note     the app's saved run settings differ ({', '.join(saved)}); "
+                     "the command line uses its own options and their defaults")
+    return lines
+
+
+def verdict_lines(run, outcome) -> list[str]:
+    """``run_lines`` for a run just sampled (``probe run``, ``probe new --run``)."""
+    from probe.explain import explain
+    from probe.preferences import saved_differences
+    from probe.settings_view import one_line
+
+    st = outcome.settings
+    text = one_line(run.settings, seed=run.seed,
+                    skip=("model_spec", "engine", "concurrency", "base_url", "api_key_env"))
+    if "answer format" not in text:             # the default, said on the terminal too
+        text += " · answer format words"
+    why = explain(outcome.scores, st.dr_threshold, st.pi_threshold, st.rule,
+                  len(outcome.family.framings))
+    return run_lines(text, why, saved_differences(st))
+
+
+def render_scores(record: dict, s: Scores, extra: list[str] = ()) -> str:
     top = s.top_answer if s.top_answer is not None else "no answer"
     lines = [
         f"family   {record['family']}    model {record['model']}"
@@ -59,6 +92,7 @@ def render_scores(record: dict, s: Scores) -> str:
     ]
     if s.warning:
         lines.append(f"warning  {s.warning}")
+    lines += extra
     drafted = (record.get("probe") or {}).get("drafted")
     if drafted:
         from probe.provenance import Drafted

@@ -6,16 +6,16 @@ from __future__ import annotations
 import json
 
 from probe.metrics import LABEL_TEXT, Scores
-from probe.settings_view import flat
+from probe.settings_view import flat, typed
 
-COLUMNS = ("family", "model", "rule", "N", "T", "DR [95% CI]", "FR [95% CI]", "π", "label",
+COLUMNS = ("family", "model", "rule", "N", "T", "format", "DR [95% CI]", "FR [95% CI]", "π", "label",
            "top answer")
 
 
 def _cells(family: str, model: str, settings: dict, s: Scores) -> list[str]:
     values = flat(settings)
     return [family, model, values.get("rule", "probe"), values.get("samples", "—"),
-            values.get("temperature", "—"),
+            values.get("temperature", "—"), values.get("answer_format", "words"),
             f"{s.dr:.2f} [{s.dr_interval[0]:.2f}, {s.dr_interval[1]:.2f}]",
             f"{s.fr:.2f} [{s.fr_interval[0]:.2f}, {s.fr_interval[1]:.2f}]",
             f"{s.pi:.2f}", LABEL_TEXT[s.label], s.top_answer or "no answer"]
@@ -41,11 +41,12 @@ def latex_escape(text: str) -> str:
 
 def latex_row(family: str, model: str, settings: dict, s: Scores) -> str:
     cells = [latex_escape(c) for c in _cells(family, model, settings, s)]
-    cells[7] = f"${s.pi:.2f}$"
+    cells[COLUMNS.index("π")] = f"${s.pi:.2f}$"
     return " & ".join(cells) + r" \\"
 
 
 def json_record(record: dict, settings: dict, seed=None) -> str:
-    """The run's ``--json`` record with the settings it was measured under."""
-    return json.dumps({**record, "seed": seed, "settings": flat(settings)},
+    """The run's ``--json`` record with the settings it was measured under (numbers as
+    numbers)."""
+    return json.dumps({**record, "seed": seed, "settings": typed(settings)},
                       ensure_ascii=False, indent=2)

@@ -56,9 +56,12 @@ class LiveScorer:
         return Scored(_score(matches, self.dr_threshold, self.pi_threshold), matches)
 
     def final(self) -> Scored:
-        """Every response matched again as one set: the same result in any arrival order."""
-        return rescore(self.family, [r for r, _ in self.items], self.dr_threshold,
-                       self.pi_threshold, answer_format=self.answer_format)
+        """Every response matched again as one set, in sample order (direct first, then by
+        index): the same result in any arrival order, and the one a stored run is re-scored
+        with (``probe.services.score_samples``)."""
+        ordered = sorted((r for r, _ in self.items), key=lambda r: (r.kind != "direct", r.idx))
+        return rescore(self.family, ordered, self.dr_threshold, self.pi_threshold,
+                       answer_format=self.answer_format)
 
 
 def _score(matches: list[tuple[Response, Match]], dr_threshold: float,

@@ -78,8 +78,14 @@ def run_result(store: Store, run_id: int, family_path: Path | None = None) -> Ru
         else run.family_id
     family = store.family(family_id)
     family.path = family.path or family_path
-    return RunResult(family, settings, score_samples(store, run_id, family, settings),
-                     versions)
+    # The result as it was kept, never matched again (a database from before results were
+    # kept is the one exception): what History, Compare and the figures show too.
+    from probe.stored_result import kept_scored
+
+    scored = kept_scored(store, run_id, versions[-1] if versions else None)
+    if scored is None:
+        scored = score_samples(store, run_id, family, settings)
+    return RunResult(family, settings, scored, versions)
 
 
 # ------------------------------------------------------------ answer edits
@@ -100,6 +106,8 @@ def apply_answer_edit(store: Store, run_id: int, family: Family, settings, edit,
     of the change. With ``path`` the family file is edited too, as it is on disk now (edits
     made to it meanwhile are kept; a deleted one is recreated). The run is re-scored as a
     new result version; the result as sampled is never changed."""
+    from probe.stored_result import match_rows
+
     if settings.rule == "reference":
         raise BadInput("this run is scored with the reference rule, which clusters answers "
                        "itself and ignores the family's aliases: a merge or split would not "
@@ -125,7 +133,7 @@ def apply_answer_edit(store: Store, run_id: int, family: Family, settings, edit,
         raise BadInput(f"run {run_id} has no samples to re-score.")
     version = store.save_result(
         run_id, scored.scores, kind="rescored", note=note, family=edited,
-        canonicals=[[r.kind, r.idx, m.canonical, m.reason] for r, m in scored.matches],
+        canonicals=match_rows(scored),
         edit=record or run_record)
     return EditOutcome(version, scored, edited, path)
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 NOT_MEASUREMENT = frozenset({"seed", "quick", "model_spec", "base_url", "api_key_env",
                              "timeout", "concurrency", "responses"})
 # Shown in this order first, each under its short label; any other key follows by name.
-LABELS = {"samples": "N", "temperature": "T", "max_tokens": "max tokens", "mode": "prompts",
-          "shots": "shots", "rule": "rule", "answer_format": "answer format",
+# The rule and a non-default answer format come early: a line cut at 80 columns keeps them.
+LABELS = {"samples": "N", "temperature": "T", "rule": "rule", "answer_format": "answer format",
+          "mode": "prompts", "shots": "shots", "max_tokens": "max tokens",
           "thresholds": "thresholds", "system": "system prompt", "quick": "quick check",
           "engine": "engine", "concurrency": "concurrency", "model": "model",
           "model_hash": "weights", "seed": "seed"}
@@ -113,6 +114,24 @@ def flat(settings, model: str | None = None, model_hash: str | None = None,
     return out
 
 
+def typed(settings) -> dict:
+    """The run's settings for a data file, each value as stored (numbers stay numbers):
+    the keys ``flat`` shows, with the prompts' mode and shots instead of the whole prompt
+    style, and the answer format of runs from before it was stored (words)."""
+    s = parse(settings)
+    out = {k: v for k, v in s.items() if k not in ("style", "model_spec", "base")}
+    if (mode := _mode(s)) is not None:
+        out["prompts"] = mode
+    style = s.get("style") if isinstance(s.get("style"), dict) else {}
+    if out.get("prompts") == "base" and isinstance(style.get("shots"), list):
+        out["shots"] = len(style["shots"])
+    elif style.get("mode") == "chat":
+        out.pop("shots", None)          # a chat prompt has no examples
+    out.setdefault("rule", "probe")
+    out.setdefault("answer_format", "words")
+    return dict(sorted(out.items()))
+
+
 def describe(settings, model: str | None = None, model_hash: str | None = None,
              seed=None) -> list[Setting]:
     """The settings in display order: the known ones first, then any other key."""
@@ -129,19 +148,44 @@ def one_line(settings, model: str | None = None, model_hash: str | None = None,
                       and not (s.key == "answer_format" and s.text == "words"))
 
 
-def short_line(settings) -> str:
+_FORMS = [(" · ", " "), ("·", " "), ("·", "")]
+
+
+def shared_form(many, width: int | None) -> int:
+    """The loosest form of ``short_line`` in which every one of ``many`` settings fits in
+    ``width``: one table reads alike, row after row."""
+    if width is None:
+        return 0
+    for form in range(len(_FORMS)):
+        if all(len(short_line(s, form=form)) <= width for s in many):
+            return form
+    return len(_FORMS) - 1
+
+
+def short_line(settings, width: int | None = None, form: int | None = None) -> str:
     """The settings that most often differ, for a table cell: ``N 30 · T 0.6 · base 3 ·
-    probe`` (answer format and other keys are in the full line)."""
+    probe`` (plus the answer format when it is not the default; other keys are in the
+    full line). With ``width``, the first of ever tighter forms that fits in it
+    (``N 30·T 0.6·base 3·probe``, then ``N30·T0.6·base3·probe``): the last setting (the
+    answer format) is never the one cut off."""
     values = flat(settings)
     mode = values.get("mode", "?").split(" ")[0]
-    if mode == "base" and "shots" in values:
-        mode += f" {values['shots']}"
-    parts = [f"N {values['samples']}" if "samples" in values else "",
-             f"T {values['temperature']}" if "temperature" in values else "", mode,
-             values["rule"]]
+    shots = values.get("shots") if mode == "base" else None
+    parts = [(name, value) for name, value in (("N", values.get("samples")),
+                                               ("T", values.get("temperature")))
+             if value is not None]
+    if mode != "?":
+        parts.append((mode, shots))
+    parts.append((values["rule"], None))
     if values.get("answer_format", "words") != "words":
-        parts.append(values["answer_format"])
-    return " · ".join(p for p in parts if p and p != "?")
+        parts.append((values["answer_format"], None))
+    forms = _FORMS if form is None else [_FORMS[form]]
+    for sep, gap in forms:
+        text = sep.join(name + (gap + value if value is not None else "")
+                        for name, value in parts)
+        if width is None or len(text) <= width:
+            return text
+    return text
 
 
 def measurement_key(settings, model: str, model_hash: str | None) -> tuple:

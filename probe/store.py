@@ -69,6 +69,7 @@ class SampleRow:
     refusal: bool
     tokens: int | None
     latency_ms: float | None
+    nonpick: str = ""       # why it is not a pick, as the matcher said (empty, refusal, echo…)
 
 
 class Store:
@@ -356,13 +357,13 @@ class Store:
     # ------------------------------------------------------------ samples
 
     _INSERT_SAMPLE = ("INSERT INTO samples (run_id, kind, idx, prompt, response, answer, "
-                      "canonical, reason, refusal, tokens, latency_ms, created_at)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                      "canonical, reason, refusal, tokens, latency_ms, created_at, nonpick)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
     @staticmethod
     def _sample_values(s: SampleRow, created_at: float) -> list:
         return [s.run_id, s.kind, s.idx, s.prompt, s.response, s.answer, s.canonical,
-                s.reason, int(s.refusal), s.tokens, s.latency_ms, created_at]
+                s.reason, int(s.refusal), s.tokens, s.latency_ms, created_at, s.nonpick or None]
 
     def add_sample(self, s: SampleRow, created_at: float | None = None) -> None:
         self.add_samples([s], created_at)
@@ -392,17 +393,21 @@ class Store:
     def samples(self, run_id: int) -> list[SampleRow]:
         rows = self.query(
             "SELECT run_id, kind, idx, prompt, response, answer, canonical, reason, refusal,"
-            " tokens, latency_ms FROM samples WHERE run_id = ? ORDER BY id", [run_id])
+            " tokens, latency_ms, COALESCE(nonpick, '') AS nonpick FROM samples"
+            " WHERE run_id = ? ORDER BY id", [run_id])
         return [SampleRow(**{**check_types(r, "samples", f"run {run_id}", self.path),
                              "refusal": bool(r["refusal"])}) for r in rows]
 
-    def update_canonicals(self, run_id: int, rows: list[tuple[str, int, str, str]]) -> None:
-        """Rewrite (kind, idx) → canonical, reason after a re-match."""
+    def update_matches(self, run_id: int, matches: Iterable) -> None:
+        """Keep each sample's match from the run's final, order-free pass ((Response,
+        Match) pairs): what it joined, why, and whether it is a pick. Every view of the
+        finished run reads these back, so none has to match the text again."""
         with self._write() as db:
-            for kind, idx, canonical, reason in rows:
-                db.execute("UPDATE samples SET canonical = ?, reason = ? WHERE run_id = ? "
-                           "AND kind = ? AND idx = ?", [clean_text(canonical), reason, run_id, kind,
-                                                     idx])
+            db.conn.executemany(
+                "UPDATE samples SET answer = ?, canonical = ?, reason = ?, refusal = ?, "
+                "nonpick = ? WHERE run_id = ? AND kind = ? AND idx = ?",
+                [[clean_text(m.answer), clean_text(m.canonical), m.reason, int(m.refusal),
+                  m.nonpick or None, run_id, r.kind, r.idx] for r, m in matches])
 
     # ------------------------------------------------------------ results
 

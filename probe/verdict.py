@@ -24,14 +24,16 @@ def frozen(scored: Scored) -> Scored:
 
 
 def why_words(answer: str, canonical: str, reason: str, times: int = 1) -> str:
-    """The matcher's reason in words: how a form joined its answer, or that it joined none
-    (``times``: how often the run gave this form). A bare "exact" on a row that only
-    repeats an answer would read as "exact match"; "alias" on the answer's own name as if
-    it were another word for it."""
-    if reason == "new":
+    """The rule that joined a form to its answer, named as `probe match` names it (exact,
+    alias, containment, typo…), or *new answer* for an answer given once that joined
+    nothing (``times``: how many samples of the result gave that answer). It reads the
+    same while a run samples and after: the first of several "Strawberries" is *exact*
+    once a second arrives, as the final, order-free pass says too."""
+    same = normalise(answer) == normalise(canonical)
+    if reason in ("new", "exact") and times <= 1:
         return "new answer"
-    if normalise(answer) == normalise(canonical) and reason in ("exact", "alias"):
-        return "repeated" if times > 1 else "the answer itself"
+    if reason in ("new", "exact") or (reason == "alias" and same):
+        return "exact" if same or reason == "exact" else "new answer"
     return reason
 
 
@@ -69,13 +71,12 @@ def _nonpick(match) -> str:
 def sample_lines(scored: Scored) -> list[SampleLine]:
     """Every sample in the result's order, each with whether it counts."""
     hits = _hit_names(scored)
-    times = Counter(normalise(m.answer) for _, m in scored.matches)
+    times = Counter(m.canonical for _, m in scored.matches)
     out = []
     for r, m in scored.matches:
         nonpick = _nonpick(m)
         out.append(SampleLine(r.kind, r.idx, m.answer, m.canonical,
-                              why_words(m.answer, m.canonical, m.reason,
-                                        times[normalise(m.answer)]),
+                              why_words(m.answer, m.canonical, m.reason, times[m.canonical]),
                               nonpick, not nonpick and m.canonical in hits[r.kind]))
     return out
 
@@ -83,6 +84,24 @@ def sample_lines(scored: Scored) -> list[SampleLine]:
 def framed_lines(scored: Scored) -> dict[int, SampleLine]:
     """Reframing index → its sample's line."""
     return {ln.idx: ln for ln in sample_lines(scored) if ln.kind == "framed"}
+
+
+def surface_note(scores) -> str | None:
+    """Under the released rule, what FR counts when clusters named otherwise surface-match
+    the direct top answer: ``FR counts 8: 6 Banana + 2 surface matches (reference rule)``;
+    None when every framed hit is the top answer itself."""
+    top = scores.top_answer
+    if top is None:
+        return None
+    hits = [ac for ac in scores.framed_distribution if ac.hit and not ac.refusal]
+    own = sum(ac.count for ac in hits if ac.answer == top)
+    extra = sum(ac.count for ac in hits if ac.answer != top)
+    if not extra:
+        return None
+    matches = f"{extra} surface match{'es' if extra != 1 else ''}"
+    if not own:
+        return f"FR counts {extra}: {matches} of {top} (reference rule)"
+    return f"FR counts {own + extra}: {own} {top} + {matches} (reference rule)"
 
 
 def verdict_words(line: SampleLine, top: str | None, rule: str = "probe") -> str:
@@ -103,7 +122,9 @@ def verdict_words(line: SampleLine, top: str | None, rule: str = "probe") -> str
 
 @dataclass
 class AnswerGroup:
-    """One row of the answers list: an answer with its counts on each side."""
+    """One row of the answers list: an answer with its counts on each side. The samples of
+    an answer that are not picks (an unbraced "blue" beside "{Blue}") are a row of their
+    own, as the run view's distributions list them."""
 
     name: str
     direct: int = 0
@@ -111,6 +132,12 @@ class AnswerGroup:
     nonpick: bool = False
     counts: set[str] = field(default_factory=set)       # {"DR", "FR"} it counts toward
     forms: dict[str, set[str]] = field(default_factory=dict)   # surface form → reasons
+    kinds: set[str] = field(default_factory=set)        # why not a pick: refusal, echo…
+
+    @property
+    def key(self) -> str:
+        """Unique among a result's groups: the name, marked when its samples are not picks."""
+        return f"{self.name} {NONPICK}" if self.nonpick else self.name
 
     @property
     def counts_text(self) -> str:
@@ -118,19 +145,36 @@ class AnswerGroup:
             return NONPICK
         return "+".join(r for r in ("DR", "FR") if r in self.counts) or "—"
 
+    @property
+    def counts_words(self) -> str:
+        """What the answer does to the rates, in words: a pick is in the denominator of each
+        side it was given on, so it counts toward that rate or against it."""
+        if self.nonpick:
+            kinds = ", ".join(sorted(self.kinds - {""})) or "not a pick"
+            return f"not a pick ({kinds}): left out of both rates"
+        sides = [r for r, n in (("DR", self.direct), ("FR", self.framed)) if n]
+        toward = [r for r in sides if r in self.counts]
+        against = [r for r in sides if r not in self.counts]
+        parts = ([f"counts toward {' and '.join(toward)}"] if toward else []) + \
+            ([f"counts against {' and '.join(against)}"] if against else [])
+        return "a pick; " + ", ".join(parts)
+
 
 def answer_groups(scored: Scored, rule: str = "probe") -> list[AnswerGroup]:
-    """The answers of a result, most frequent first. Under the released rule each side is
-    clustered on its own, so a form's reason says which side it was seen on."""
-    groups: dict[str, AnswerGroup] = {}
+    """The answers of a result, most frequent first, picks and non-picks apart. Under the
+    released rule each side is clustered on its own, so a form's reason says which side
+    it was seen on."""
+    groups: dict[tuple[str, bool], AnswerGroup] = {}
     for line in sample_lines(scored):
         if not line.canonical:
             continue
-        g = groups.setdefault(line.canonical, AnswerGroup(line.canonical))
+        nonpick = bool(line.nonpick)
+        g = groups.setdefault((line.canonical, nonpick),
+                              AnswerGroup(line.canonical, nonpick=nonpick))
         setattr(g, line.kind, getattr(g, line.kind) + 1)
-        g.nonpick |= bool(line.nonpick)
+        g.kinds.add(line.nonpick)
         if line.counts:
             g.counts.add("DR" if line.kind == "direct" else "FR")
         why = f"{line.kind}: {line.why}" if rule == "reference" else line.why
         g.forms.setdefault(line.answer, set()).add(why)
-    return sorted(groups.values(), key=lambda g: -(g.direct + g.framed))
+    return sorted(groups.values(), key=lambda g: (g.nonpick, -(g.direct + g.framed)))

@@ -64,9 +64,10 @@ class AnswersScreen(ModalScreen[None]):
                     {"answer": 1.0, "forms": 1.6})
 
     def clusters(self) -> dict[str, AnswerGroup]:
-        """The answers of the result the run view shows, as it counts them."""
-        return {g.name: g for g in answer_groups(self.run_screen.scored,
-                                                 self.run_screen.settings.rule)}
+        """The answers of the result the run view shows, as it counts them, by row key (an
+        answer's non-picks are a row of their own)."""
+        return {g.key: g for g in answer_groups(self.run_screen.scored,
+                                                self.run_screen.settings.rule)}
 
     def refresh_table(self) -> None:
         """Rebuild after a merge or split, keeping the cursor on the same answer."""
@@ -75,15 +76,15 @@ class AnswersScreen(ModalScreen[None]):
         table.clear()
         clusters = self.clusters()
         self.marked &= set(clusters)
-        for name, c in clusters.items():
+        for key, c in clusters.items():
             # Text cells: DataTable would parse a plain str as markup.
             # ⊘: a refusal or an echo of the question — shown, never counted as a pick.
-            label = Text(name) + (Text(" ⊘", style="dim") if c.nonpick else Text(""))
+            label = Text(c.name) + (Text(" ⊘", style="dim") if c.nonpick else Text(""))
             label.overflow = "ellipsis"          # a long answer or form list ends in …
-            table.add_row("●" if name in self.marked else " ", label, str(c.direct),
+            table.add_row("●" if key in self.marked else " ", label, str(c.direct),
                           str(c.framed), Text(c.counts_text, style="green" if c.counts
                                               else "dim"),
-                          Text(", ".join(c.forms), overflow="ellipsis"), key=name)
+                          Text(", ".join(c.forms), overflow="ellipsis"), key=key)
         if keep in clusters:
             table.move_cursor(row=table.get_row_index(keep))
         self.show_detail()
@@ -100,11 +101,12 @@ class AnswersScreen(ModalScreen[None]):
             detail.update("")
             return
         group = self.clusters().get(name)
-        forms = group.forms if group else {}
-        counts = ("not a pick: counted for neither rate" if group and group.nonpick else
-                  f"counts toward {' and '.join(sorted(group.counts))}" if group and group.counts
-                  else "counts toward neither rate")
-        lines = [f"[b]{escape(name)}[/b] ({counts}) — surface forms and why they joined:"]
+        if group is None:
+            detail.update("")
+            return
+        lines = [f"[b]{escape(group.name)}[/b] ({escape(group.counts_words)}) — surface forms "
+                 "and why they joined:"]
+        forms = group.forms
         lines += [f"  {escape(form)}  [dim]{', '.join(sorted(reasons))}[/dim]"
                   for form, reasons in forms.items()]
         detail.update("\n".join(lines))
@@ -130,12 +132,23 @@ class AnswersScreen(ModalScreen[None]):
                 name, "mark", "●" if name in self.marked else " ")
             self.show_plan()
 
+    def _no_nonpicks(self, keys) -> bool:
+        """Non-picks are not answers: merging or splitting them changes no rate."""
+        clusters = self.clusters()
+        if any(k in clusters and clusters[k].nonpick for k in keys):
+            self.notify("A non-pick (⊘) is left out of both rates: merging or splitting it "
+                        "would change nothing. Only picks merge and split.", severity="warning")
+            return False
+        return True
+
     def action_merge(self) -> None:
         target = self.selected()
         sources = sorted(self.marked - {target})
         if not target or not sources:
             self.notify("Mark answers with space, then move to the one to merge them into.",
                         severity="warning")
+            return
+        if not self._no_nonpicks([target, *sources]):
             return
         clusters = self.clusters()
         forms = {src: list(clusters[src].forms) if src in clusters else [] for src in sources}
@@ -151,6 +164,8 @@ class AnswersScreen(ModalScreen[None]):
 
     def action_split(self) -> None:
         name = self.selected()
+        if not self._no_nonpicks([name]):
+            return
         group = self.clusters().get(name or "")
         all_forms = [f for f in (group.forms if group else {})
                      if f.casefold() != (name or "").casefold()]
@@ -183,7 +198,7 @@ class AnswersScreen(ModalScreen[None]):
         box = self.query_one("#answer-suggest", Static)
         if self.suggestions is None:
             box.update("[dim]looking for answers that mean the same (embedding model)…[/dim]")
-            names = list(self.clusters())
+            names = [g.name for g in self.clusters().values() if not g.nonpick]
             prompt = self.run_screen.family.direct
             self.run_worker(lambda: self._compute_suggestions(names, prompt), thread=True,
                             exclusive=True, group="suggest", exit_on_error=False)

@@ -202,11 +202,13 @@ class ProbeApp(App):
         seen = set()
         titles = set()
         for binding in list(screen.BINDINGS) + list(self.BINDINGS):
-            if not isinstance(binding, Binding) or binding.action in seen \
-                    or binding.description in titles:
+            if not isinstance(binding, Binding):
+                continue
+            title = binding.tooltip or binding.description    # the footer's word is short
+            if binding.action in seen or title in titles:
                 continue
             seen.add(binding.action)
-            titles.add(binding.description)
+            titles.add(title)
             name = binding.action.split("(")[0]
             target = screen if hasattr(screen, f"action_{name}") else self
             # Resume on a finished run, or the quick check when nothing samples, does not
@@ -214,7 +216,7 @@ class ProbeApp(App):
             if target is screen and not screen.check_action(name, ()):
                 continue
             key = binding.key.split(",")[0]
-            yield SystemCommand(binding.description, f"key: {key}",
+            yield SystemCommand(title, f"key: {key}",
                                 partial(target.run_action, binding.action))
         for title, help_text, callback in getattr(screen, "palette_commands", list)():
             yield SystemCommand(title, help_text, callback)

@@ -23,7 +23,9 @@ WIDE = 120          # from this many columns the breakdown plot sits beside the 
 
 class ChartsScreen(Screen):
     DEFAULT_CSS = """
-    ChartsScreen #charts-status, ChartsScreen #charts-legend { height: 1; padding: 0 1;
+    ChartsScreen #charts-status { height: 1; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis; }
+    ChartsScreen #charts-legend { height: auto; max-height: 2; padding: 0 1;
         text-wrap: nowrap; text-overflow: ellipsis; }
     ChartsScreen #charts-point { height: 2; padding: 0 1; background: $boost; }
     ChartsScreen #charts-body { height: 1fr; }
@@ -70,6 +72,9 @@ class ChartsScreen(Screen):
 
     def on_resize(self) -> None:
         self.set_class(self.size.width >= WIDE, "-wide")
+        if self.rows or self.all_rows:
+            self.query_one("#charts-status", Static).update(self.status_text())
+            self.query_one("#charts-legend", Static).update(self.legend_text())
         self.query_one("#charts-point", Static).update(self.point_text())
 
     def reload(self) -> None:
@@ -85,6 +90,7 @@ class ChartsScreen(Screen):
         for r in self.all_rows:
             run = store.run(r["run_id"])
             r["settings_text"] = short_line(run.settings)
+            r["settings"] = run.settings
             ways.add(tuple(kv for kv in measurement_key(run.settings, "", None)
                            if kv[0] not in ("model", "model_hash")))
         self.mixed_settings = len(ways) > 1
@@ -116,17 +122,21 @@ class ChartsScreen(Screen):
     def status_text(self) -> Text:
         which = self.model or (self.models[0] if len(self.models) == 1 else
                                f"all models ({len(self.models)})")
-        # Short enough for 80 columns: the model filter, then the counts.
-        text = Text.assemble((which, "bold"), (" (m)", "dim"), " · ")
         n = len(self.rows)
+        counts = Text()
         if not n:
-            text.append("no finished runs yet: run a family (r on Home) or `probe batch`.")
-            return text
-        text.append(f"{n} famil{'y' if n == 1 else 'ies'} · ")
-        for key in LABELS:
-            k = sum(r["label"] == key for r in self.rows)
-            text.append(f"{LABEL_TEXT[key]} {k} {k / n:.0%}  ", style=STYLE[key])
-        return text
+            counts.append("no finished runs yet: run a family (r on Home) or `probe batch`.")
+        else:
+            counts.append(f"{n} famil{'y' if n == 1 else 'ies'} · ")
+            for i, key in enumerate(LABELS):
+                k = sum(r["label"] == key for r in self.rows)
+                counts.append(("  " if i else "") + f"{LABEL_TEXT[key]} {k} {k / n:.0%}",
+                              style=STYLE[key])
+        # The counts stay whole; the model's name gives way (…) at 80 columns.
+        room = max(8, (self.size.width or 80) - 2 - counts.cell_len - len(" (m) · "))
+        from screens.fit import shorten
+
+        return Text.assemble((shorten(which, room), "bold"), (" (m)", "dim"), " · ", counts)
 
     def legend_text(self) -> Text:
         t = self.thresholds
@@ -135,11 +145,18 @@ class ChartsScreen(Screen):
             text.append(f"{MARKS[key]} {LABEL_TEXT[key]}  ", style=STYLE[key])
         text.append("◆ selected  ", style=f"bold {SELECTED}")
         text.append(f"│ DR = {t.dr:.2f}   ⠢ π = {t.pi:.2f}", style=THRESHOLD)
+        notes = []
         if t.mixed:
-            text.append("  (runs used other thresholds too)", style="dim")
+            notes.append(("(runs used other thresholds too)", "dim"))
         if getattr(self, "mixed_settings", False):
-            text.append("  ⚠ points measured with different settings (enter shows each)",
-                        style="bold yellow")
+            notes.append(("⚠ points measured with different settings (enter shows each)",
+                          "bold yellow"))
+        room = (self.size.width or 80) - 2
+        for note, style in notes:
+            # A warning that does not fit beside the legend gets a line of its own.
+            last = text.plain.split("\n")[-1]
+            text.append("  " if len(last) + 2 + len(note) <= room else "\n")
+            text.append(note, style=style)
         return text
 
     def point_text(self) -> Text:
@@ -150,12 +167,17 @@ class ChartsScreen(Screen):
         first = Text.assemble(("◆ ", f"bold {SELECTED}"), (r["family_name"], "bold"), "  ",
                               (r["model"], "italic"), "  ", (LABEL_TEXT[r["label"]],
                                                              STYLE[r["label"]]))
-        second = Text(f"DR {r['dr']:.2f}  FR {r['fr']:.2f}  π {r['pi']:.2f}  top {top}  "
-                      f"run {r['run_id']}  {r.get('settings_text', '')}")
+        room = self.size.width - 2
+        head = f"DR {r['dr']:.2f}  FR {r['fr']:.2f}  π {r['pi']:.2f}  top {top}  " \
+               f"run {r['run_id']}  "
+        # The settings in the tightest form they need, so the answer format is not the part
+        # cut off.
+        settings = short_line(r["settings"], room - len(head)) if "settings" in r else \
+            r.get("settings_text", "")
+        second = Text(head + settings)
         # Two lines whatever the width: the keys go where there is room, else only in the
         # footer; a line too long ends in … rather than pushing the numbers out of the box.
         hint = "   ←↑↓→/click: move · enter: open"
-        room = self.size.width - 2
         for line in (first, second):
             if line.cell_len + len(hint) <= room:
                 line.append(hint, style="dim")

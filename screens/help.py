@@ -11,9 +11,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 HELP = [  # (where, its keys): a row each, the keys wrapping under themselves
-    ("Home", "r run · n new family · e edit · h history · m model · g charts · "
-             "s run settings · Home/End first/last"),
-    ("Editor", "ctrl+s save · ctrl+g draft reframings (chat models) · alt+↑/↓ move a line"),
+    ("Home", "r run · f quick family (a question → drafted reframings → its run) · "
+             "n new family · e edit · h history · m model · g charts · s run settings · "
+             "Home/End first/last"),
+    ("Editor", "ctrl+s save · ctrl+g draft reframings (from templates on any model; a "
+               "loaded chat model can draft them too) · alt+↑/↓ move a line"),
     ("Run", "s stop · u resume · k quick check · a answers · w why this label · enter one "
             "reframing's sample · ctrl+p copy the result (Markdown, LaTeX, JSON) or export"),
     ("Answers", "space mark · m merge the marked into the row under the cursor · x split · "
@@ -69,5 +71,14 @@ class HelpScreen(ModalScreen):
             yield Static("[b]probe[/b]: is a model's favourite answer a Deep or a Shallow "
                          "bias?  [dim](escape to close; the glossary is below)[/dim]\n")
             yield Static(help_table(), id="help-text")
-            yield Static("\n[b]Glossary[/b]")
+            yield Static("\n[b]Glossary[/b]", id="glossary-title")
             yield Static(two_columns(GLOSSARY), id="glossary")
+
+    def on_screen_resume(self) -> None:
+        # One installed instance: each opening starts at the top (the why panel's ? then
+        # scrolls it to the glossary).
+        self.query_one("#help-box", VerticalScroll).scroll_home(animate=False)
+
+    def show_glossary(self) -> None:
+        self.query_one("#help-box", VerticalScroll).scroll_to_widget(
+            self.query_one("#glossary-title"), animate=False, top=True)

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from probe.metrics import LABEL_TEXT
-from probe.settings_view import one_line, parse, short_line
+from probe.settings_view import one_line, parse, shared_form, short_line
 from probe.store import as_sampled, version_kind
 from screens.compare import compare_text
 from screens.pooled import PooledView
@@ -26,10 +26,15 @@ from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 
 WIDE = (" ", "run", "family", "model", "ended", "samples", "settings", "seed", "label", "DR",
         "FR", "π", "top answer", "when")
+# 120 columns cannot hold all of them readably: the seed, top answer and date go (the line
+# under the table has the highlighted run's seed and every setting), the settings stay.
+MEDIUM = (" ", "run", "family", "model", "ended", "samples", "settings", "label", "DR", "FR",
+          "π")
 NARROW = (" ", "run", "family", "model", "ended", "samples", "label", "π")
 FIXED = {" ": 1, "run": 4, "ended": 11, "samples": 7, "seed": 10, "label": 8, "DR": 4, "FR": 4,
          "π": 4, "when": 16}
-FLEXIBLE = {"family": 0.7, "model": 1.2, "settings": 1.1, "top answer": 0.6}
+FLEXIBLE = {"family": 0.8, "model": 1.0, "settings": 1.0, "top answer": 0.6}
+WIDE_FROM, MEDIUM_FROM = 160, 120
 
 
 def when(t: float | None) -> str:
@@ -61,7 +66,7 @@ class HistoryScreen(PooledView, Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="filter by family or model… (enter: to the table)",
+        yield Input(placeholder="/ filters by family or model (enter: back to the table)",
                     id="filter")
         yield RowTable(id="runs", cursor_type="row", zebra_stripes=True)
         yield RowTable(id="pools", cursor_type="row", zebra_stripes=True)
@@ -89,21 +94,42 @@ class HistoryScreen(PooledView, Screen):
     def on_resize(self) -> None:
         # A narrow terminal shows fewer columns, each readable, rather than all of them cut
         # to a few letters; enter on a run shows the rest.
-        columns = WIDE if self.size.width >= 120 else NARROW
+        width = self.size.width
+        columns = WIDE if width >= WIDE_FROM else MEDIUM if width >= MEDIUM_FROM else NARROW
         table = self.query_one("#runs", DataTable)
+        flexible = {k: w for k, w in FLEXIBLE.items() if k in columns} \
+            if columns != NARROW else {"family": 1.0, "model": 1.0}
+        fixed = {k: w for k, w in FIXED.items() if k in columns}
+        # Whole run ids, however many digits: run 100001 never reads "1000".
+        top = self.app.store.query("SELECT MAX(id) AS top FROM runs")[0]["top"]  # type: ignore
+        fixed["run"] = max(fixed["run"], len(str(top or 0)))
+        if "settings" in columns:
+            fixed["settings"] = self._settings_room(width, columns, fixed)
+            del flexible["settings"]
+        widths = fit_columns(table, width, fixed, flexible, minimum=6) \
+            if columns == self.columns else None
         if columns != self.columns:
             self.columns = columns
             table.clear(columns=True)
             for key in columns:
                 table.add_column(key, key=key)
+            widths = fit_columns(table, width, fixed, flexible, minimum=6)
+            self.settings_width = widths.get("settings")
             self.refresh_runs()
-        flexible = FLEXIBLE if columns == WIDE else {"family": 1.0, "model": 1.0}
-        fixed = {k: w for k, w in FIXED.items() if k in columns}
-        # Whole run ids, however many digits: run 100001 never reads "1000".
-        top = self.app.store.query("SELECT MAX(id) AS top FROM runs")[0]["top"]  # type: ignore
-        fixed["run"] = max(fixed["run"], len(str(top or 0)))
-        fit_columns(table, self.size.width, fixed, flexible, minimum=6)
+        elif widths.get("settings") != getattr(self, "settings_width", None):
+            self.settings_width = widths.get("settings")
+            self.refresh_runs()         # the settings cells take the form that fits
         self.fit_pools()
+
+    def _settings_room(self, width: int, columns: tuple, fixed: dict) -> int:
+        """The settings column's width: room for the tightest form of the longest row at
+        least (so the answer format is never cut), the loosest where the width allows; the
+        names share what is left."""
+        settings = [r["settings"] for r in self.app.store.runs()]  # type: ignore
+        tight = max((len(short_line(x, form=2)) for x in settings), default=12)
+        loose = max((len(short_line(x, form=0)) for x in settings), default=12)
+        room = width - 2 * len(columns) - 2 - sum(fixed.values())
+        return max(8, min(loose, max(tight, int(room * 0.5))))
 
     @on(Input.Changed, "#filter")
     def refresh_runs(self) -> None:
@@ -122,28 +148,30 @@ class HistoryScreen(PooledView, Screen):
             cells[" "] = "●" if key in self.marked else " "
             table.add_row(*[cells.get(c, "") for c in self.columns], key=key)
 
-        for r in store.runs():
-            if text and text not in r["family_name"].casefold() \
-                    and text not in r["model"].casefold():
-                continue
+        shown = [r for r in store.runs() if not text or text in r["family_name"].casefold()
+                 or text in r["model"].casefold()]
+        form = shared_form([r["settings"] for r in shown], getattr(self, "settings_width", None))
+        for r in shown:
             versions = store.result_versions(r["id"]) if r["n_versions"] > 1 else []
-            # The run's row is its result as sampled (after any resume); partial results
-            # from before a resume and re-scores after answer edits are the rows under it.
+            # The run's row is its result as sampled (after any resume); re-scores after
+            # answer edits are the rows under it. A partial result from before a resume is
+            # kept in the database, but it is not a result of the run: it is not listed.
             first = as_sampled(versions) or r
             planned = _planned(r)
             used = r["samples_used"] if r["samples_used"] is not None else \
                 (r["n_direct"] or 0) + (r["n_framed"] or 0)
-            add(row_key(r["id"]), run=str(r["id"]), family=Text(r["family_name"]),
-                model=Text(r["model"]), ended=r["ending"] or r["status"],
+            add(row_key(r["id"]), run=str(r["id"]),
+                family=Text(r["family_name"], overflow="ellipsis"),
+                model=Text(r["model"], overflow="ellipsis"), ended=r["ending"] or r["status"],
                 samples=f"{used}/{planned}" if planned else str(used),
-                settings=Text(short_line(r["settings"]), overflow="ellipsis"),
+                settings=Text(short_line(r["settings"], form=form), overflow="ellipsis"),
                 seed="—" if r["seed"] is None else str(r["seed"]),
                 label=LABEL_TEXT.get(first["label"], "—"), DR=fmt(first["dr"]),
                 FR=fmt(first["fr"]), **{"π": fmt(first["pi"]),
                                         "top answer": Text(first["top_answer"] or "—")},
                 when=when(r["created_at"]))
             for v in versions:
-                if v is first:
+                if v is first or version_kind(v, versions) == "partial":
                     continue
                 kind = "↳ " + version_kind(v, versions)
                 add(row_key(r["id"], v["version"]), run=f"v{v['version']}",
@@ -156,11 +184,21 @@ class HistoryScreen(PooledView, Screen):
         self.show_detail()
 
     @on(DataTable.RowHighlighted, "#runs")
+    @on(DataTable.RowHighlighted, "#pools")
     def show_detail(self) -> None:
-        """The highlighted run's settings, every one it stored, under the table."""
+        """The highlighted run's settings, every one it stored, under the table (or the
+        highlighted pool's model, runs and settings)."""
         detail = self.query_one("#run-detail", Static)
+        if self.showing_pools:
+            pool = self.highlighted_pool()
+            detail.display = pool is not None
+            if pool is not None:
+                runs = ", ".join(f"{r['id']} (seed {r['seed']})" for r in pool.runs)
+                detail.update(f"[b]{escape(pool.family)}[/b] on {escape(pool.model)} · runs "
+                              f"{escape(runs)}\n [dim]{escape(pool.describe())}[/dim]")
+            return
         key = self.selected()
-        if key is None or self.showing_pools or self.query_one("#compare", Static).display:
+        if key is None or self.query_one("#compare", Static).display:
             detail.display = False
             return
         run = self.app.store.run(parse_key(key)[0])  # type: ignore[attr-defined]

@@ -3,8 +3,6 @@ settings."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 from rich.markup import escape
 from rich.text import Text
@@ -14,7 +12,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from probe import family as fam_mod
 from probe.errors import ProbeError
 from probe.family_folder import FamilyFolder
 from probe.metrics import LABEL_TEXT
@@ -22,7 +19,7 @@ from probe.paths import families_dir
 from probe.runner import RunSettings
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
-from screens.fit import fit_line
+from screens.home_lines import FamilyOnDisk, prompt_cell, settings_line
 from screens.home_pooled import PooledColumn
 from screens.model_picker import ModelPicker  # noqa: F401 (the app opens it)
 from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
@@ -32,20 +29,7 @@ HEADERS = {"family": "family", "framings": "framings", "prompt": "direct prompt"
            "label": "last label", "pooled": "pooled runs", "others": "other models"}
 
 
-def prompt_cell(prompts: list[str]):
-    """How a family's direct prompt reads in its column: the words every family starts
-    with ("Choose a random") are left out, so a narrow column shows what differs."""
-    common = os.path.commonprefix(prompts) if len(prompts) > 1 else ""
-    common = common[:common.rfind(" ") + 1]
-    cut = len(common) if len(common) >= 6 else 0
-
-    def cell(text: str) -> Text:
-        shown = "…" + text[cut:] if cut and text.startswith(common) else text
-        return Text(shown, overflow="ellipsis")      # a cut prompt ends in …
-    return cell
-
-
-class HomeScreen(PooledColumn, Screen):
+class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
     columns: tuple = ()
     # Help comes first and the model's key lives in the status line ("m to change"): at
     # 80 columns the footer keeps what is not said anywhere else.
@@ -53,13 +37,26 @@ class HomeScreen(PooledColumn, Screen):
         Binding("question_mark", "app.help", "Help"),
         Binding("r", "run", "Run", key_display="r/⏎"),
         Binding("n", "new", "New"),
-        Binding("f", "quick_family", "Quick family", show=False),   # in help and the palette
+        # f is in the footer where it fits (100 columns and more); below, in help and the
+        # palette, so that "? Help" keeps its place at 80 columns.
+        Binding("f", "quick_family_shown", "Quick family"),
+        Binding("f", "quick_family", "Quick family", show=False),
         Binding("e", "edit", "Edit"),
         Binding("h", "history", "History"),
         Binding("m", "model", "Model", show=False),
         Binding("g", "charts", "Charts"),
         Binding("s", "settings", "Settings"),
     ]
+
+    FOOTER_F_WIDTH = 100       # from here the footer has room for f
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "quick_family_shown":
+            return (self.size.width or 80) >= self.FOOTER_F_WIDTH
+        return True
+
+    def action_quick_family_shown(self) -> None:
+        self.action_quick_family()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -103,14 +100,20 @@ class HomeScreen(PooledColumn, Screen):
         """The pooled verdict, when there is one, before the other models' labels: below
         100 columns those make way for it."""
         keys = ["family", "framings", "prompt", "label", "others"]
+        narrow = (self.size.width or 80) < 100
         if self.repeats:
             keys.insert(4, "pooled")
-            if (self.size.width or 80) < 100:
+            if narrow:
                 keys.remove("others")
+        if narrow:
+            # A few letters of each prompt say nothing ("Choose a r…"): below 100 columns
+            # the highlighted family's prompt is shown whole under the table instead.
+            keys.remove("prompt")
         return tuple(keys)
 
     def on_resize(self) -> None:
         self.query_one(Footer).compact = self.size.width < 110
+        self.refresh_bindings()             # f comes and goes with the width
         self.update_model_status()
         if self.wanted_columns() != self.columns:
             self.refresh_families()
@@ -118,13 +121,16 @@ class HomeScreen(PooledColumn, Screen):
         app = self.app
         longest = max((len(f.name) for f in app.families.values()), default=6)
         flexible = {k: w for k, w in (("prompt", 1.3), ("others", 1.0)) if k in self.columns}
-        narrow = "others" not in self.columns
-        fixed = {"family": min(max(longest, 6) + 1, 16 if narrow else 24), "framings": 8,
-                 "label": 16}
+        if not flexible:
+            flexible = {"family": 1.0}       # 80 columns: the names get the room
+        fixed = {"family": min(max(longest, 6) + 1, 24), "framings": 8, "label": 16}
+        if "family" in flexible:
+            del fixed["family"]
         if "pooled" in self.columns:
-            fixed["pooled"] = len("Shallow π 0.43 ×3")
+            fixed["pooled"] = len("Non-bias π 0.43 ×10")
         fit_columns(self.query_one("#families", DataTable), self.size.width, fixed, flexible,
                     minimum=9 if self.repeats else len("other models"))
+        self.show_hint()
 
     def on_screen_resume(self) -> None:
         self.refresh_families()
@@ -175,11 +181,12 @@ class HomeScreen(PooledColumn, Screen):
         for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
-                add(str(path), family=Text(path.stem), framings="—",
+                add(str(path), family=Text(path.stem, overflow="ellipsis"), framings="—",
                     prompt=Text(str(fam), style="red", overflow="ellipsis"))
                 continue
             app.families[str(path)] = fam
-            add(str(path), family=Text(fam.name), framings=str(len(fam.framings)),
+            add(str(path), family=Text(fam.name, overflow="ellipsis"),
+                framings=str(len(fam.framings)),
                 prompt=prompt(fam.direct), **label_cells(fam.name))
             rows[fam.name] = str(path)
         for name in app.store.family_names():
@@ -189,7 +196,7 @@ class HomeScreen(PooledColumn, Screen):
                 if fam:
                     key = f"db:{name}"
                     app.families[key] = fam
-                    add(key, family=Text(name) + Text(" (db)", style="dim"),
+                    add(key, family=Text(name, overflow="ellipsis") + Text(" (db)", style="dim"),
                         framings=str(len(fam.framings)), prompt=prompt(fam.direct),
                         **label_cells(name))
                     rows[name] = key
@@ -205,8 +212,12 @@ class HomeScreen(PooledColumn, Screen):
         has room for the start only), or how to begin when there is nothing yet."""
         table = self.query_one("#families", DataTable)
         hint = self.query_one("#home-hint", Static)
-        error = getattr(self, "errors", {}).get(cursor_key(table) or "")
-        text = (f"[red]{escape(error)}[/red]" if error else "" if table.row_count else
+        key = cursor_key(table) or ""
+        error = getattr(self, "errors", {}).get(key)
+        fam = self.app.families.get(key)  # type: ignore[attr-defined]
+        prompt = (f" [dim]direct prompt:[/dim] {escape(fam.direct)}"
+                  if fam is not None and "prompt" not in self.columns else "")
+        text = (f"[red]{escape(error)}[/red]" if error else prompt if table.row_count else
                 f"No families in {escape(str(families_dir()))}/ yet: press n to write one, "
                 "or f to draft one from a question.")
         hint.update(text)
@@ -215,54 +226,9 @@ class HomeScreen(PooledColumn, Screen):
     def update_model_status(self) -> None:
         app = self.app
         self.query_one("#model-status", Static).update(app.model_status_text())
-        s = app.run_settings
-        seed = "fresh seed each run" if s.seed is None else f"seed {s.seed}"
-        # What the next runs use, fitted: the rule and the counts stay, the reminders go.
-        parts = [(9, f"runs: {s.samples} direct samples"), (8, f"T {s.temperature:g}"),
-                 (7, f"{s.rule} rule"), (5, seed),
-                 (4, f"DR > {s.dr_threshold:g}, π > {s.pi_threshold:g}")]
-        if s.base:
-            parts.append((6, f"base prompts, {s.shots} shots"))
-        if s.quick:
-            parts.append((6, "quick check"))
-        parts.append((3, "(s: settings)"))
         width = max(20, (self.size.width or 80) - 2)
         self.query_one("#settings-line", Static).update(
-            f" [dim]{escape(fit_line(parts, width, sep=' · '))}[/dim]")
-
-    def selected_family(self):
-        app = self.app
-        key = cursor_key(self.query_one("#families", DataTable))
-        return key, app.families.get(key) if key is not None else None
-
-    def why_unavailable(self, key: str | None, doing: str) -> str:
-        """Why the row under the cursor cannot be run or edited, in the user's terms."""
-        if key is None:
-            return f"No family to {doing}: press n to write one."
-        name = Path(key).name
-        if key in getattr(self, "errors", {}) and Path(key).exists():
-            # The loader's message names the file and line already.
-            return (f"{self.errors[key]} Fix the file in a text editor, then {doing} it "
-                    "here.")
-        return f"{name} no longer exists in {families_dir()}/."
-
-    def fresh_family(self, doing: str = "run"):
-        """The selected family as its file is now on disk (it may have been edited since
-        the list was drawn); an invalid file is an error, shown, not run."""
-        key, fam = self.selected_family()
-        if fam is None or key is None or key.startswith("db:"):
-            return fam
-        if not Path(key).exists():
-            self.notify(self.why_unavailable(key, doing), severity="warning", timeout=10)
-            self.refresh_families()
-            return None
-        try:
-            return fam_mod.load(key)
-        except ProbeError as exc:
-            self.notify(str(exc), title="The family file has an error", severity="error",
-                        timeout=10)
-            self.refresh_families()
-            return None
+            f" [dim]{escape(settings_line(app.run_settings, width))}[/dim]")
 
     def action_run(self) -> None:
         key, fam = self.selected_family()

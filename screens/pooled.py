@@ -15,10 +15,14 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from probe.errors import ProbeError
 from probe.metrics import LABEL_TEXT
 from probe.report import floor_percent
-from probe.settings_view import short_line
+from probe.settings_view import shared_form, short_line
 from screens.tables import RowTable, cursor_key, fit_columns
 
 POOL_COLUMNS = ("family", "model", "runs", "settings", "DR", "FR", "π", "label")
+# Below 100 columns the model and settings make way for whole names, rates and labels; the
+# highlighted pool's model and settings are spelled out under the table instead.
+POOL_NARROW = ("family", "runs", "DR", "FR", "π", "label")
+POOL_WIDE_FROM = 100
 
 
 def ci(value: float, interval: tuple[float, float]) -> str:
@@ -53,14 +57,24 @@ class PooledView:
         self.show_detail()
         self.refresh_bindings()
 
+    def pool_columns(self) -> tuple:
+        return POOL_COLUMNS if self.size.width >= POOL_WIDE_FROM else POOL_NARROW
+
     def fit_pools(self) -> None:
         table = self.query_one("#pools", DataTable)
-        if not table.columns:
-            for key in POOL_COLUMNS:
+        columns = self.pool_columns()
+        if tuple(str(k.value) for k in table.columns) != columns:
+            table.clear(columns=True)
+            for key in columns:
                 table.add_column(key, key=key)
-        fit_columns(table, self.size.width, {"runs": 4, "DR": 16, "FR": 16, "π": 4,
-                                             "label": 12},
-                    {"family": 0.8, "model": 1.0, "settings": 1.0}, minimum=6)
+            if getattr(self, "pool_list", None) is not None and self.showing_pools:
+                self.refresh_pools()
+                return
+        flexible = {k: w for k, w in (("family", 0.6), ("model", 0.6), ("settings", 1.8))
+                    if k in columns}
+        widths = fit_columns(table, self.size.width, {"runs": 4, "DR": 16, "FR": 16, "π": 4,
+                                                      "label": 12}, flexible, minimum=6)
+        self.pool_settings_width = widths.get("settings")
 
     def refresh_pools(self) -> None:
         from probe.pooling import pools
@@ -73,13 +87,17 @@ class PooledView:
         table = self.query_one("#pools", DataTable)
         keep = cursor_key(table)
         table.clear()
+        columns = [str(k.value) for k in table.columns]
+        form = shared_form([p.settings for p in found], getattr(self, "pool_settings_width", None))
         for i, pool in enumerate(found):
             runs = ", ".join(map(str, pool.run_ids))
-            table.add_row(Text(pool.family), Text(pool.model, overflow="ellipsis"),
-                          Text(str(len(pool.run_ids))),
-                          Text(short_line(pool.settings), overflow="ellipsis"),
-                          "…", "…", "…", Text(f"runs {runs}", style="dim",
-                                              overflow="ellipsis"), key=str(i))
+            cells = {"family": Text(pool.family, overflow="ellipsis"),
+                     "model": Text(pool.model, overflow="ellipsis"),
+                     "runs": Text(str(len(pool.run_ids))),
+                     "settings": Text(short_line(pool.settings, form=form), overflow="ellipsis"),
+                     "DR": "…", "FR": "…", "π": "…",
+                     "label": Text(f"runs {runs}", style="dim", overflow="ellipsis")}
+            table.add_row(*[cells[c] for c in columns], key=str(i))
         if keep is not None and keep.isdigit() and int(keep) < table.row_count:
             table.move_cursor(row=int(keep))
         self._score_pools(found)
@@ -101,7 +119,17 @@ class PooledView:
             return                  # the list was drawn again meanwhile
         table = self.query_one("#pools", DataTable)
         for key, value in cells.items():
-            table.update_cell(str(i), key, Text(value, overflow="ellipsis"))
+            try:
+                table.update_cell(str(i), key, Text(value, overflow="ellipsis"))
+            except Exception:       # the table was laid out again meanwhile
+                return
+
+    def highlighted_pool(self):
+        key = cursor_key(self.query_one("#pools", DataTable))
+        found = getattr(self, "pool_list", None)
+        if key is None or not key.isdigit() or not found or int(key) >= len(found):
+            return None
+        return found[int(key)]
 
     def open_pool(self) -> None:
         key = cursor_key(self.query_one("#pools", DataTable))
@@ -168,7 +196,8 @@ class ReframingsScreen(Screen):
         for row in sorted_rows(r, self.sort):
             rate = f"{row.rate:.0%}" if row.rate is not None else "—"
             style = "red" if row.rate is not None and row.rate < 0.5 else ""
-            answers = ", ".join(f"{a} ×{n}" for a, n in row.answers.most_common())
+            answers = ", ".join([f"{a} ×{n}" for a, n in row.answers.most_common()]
+                                + [f"⊘ {kind} ×{n}" for kind, n in row.non_picks.most_common()])
             table.add_row(str(row.idx + 1), Text(rate, style=style),
                           f"{row.hits}/{row.picks}", Text(answers, overflow="ellipsis"),
                           Text(row.scenario, overflow="ellipsis"), key=str(row.idx))
@@ -182,20 +211,13 @@ class ReframingsScreen(Screen):
         self.draw()
 
     def action_export(self) -> None:
-        from probe.atomic import write_atomic
-        from probe.export import model_file_names
         from probe.family_export import slug
         from probe.paths import exports_dir
-        from probe.pooling import reframings_csv, reframings_json
+        from probe.pool_export import write_reframings
 
-        pool = self.result.pool
-        stem = model_file_names([pool.model])[pool.model].removesuffix(".jsonl")
-        folder = exports_dir() / slug(pool.family)
+        folder = exports_dir() / slug(self.result.pool.family)
         try:
-            written = [write_atomic(folder / f"reframings-{stem}.csv",
-                                    reframings_csv(self.result, self.sort), "export file"),
-                       write_atomic(folder / f"reframings-{stem}.json",
-                                    reframings_json(self.result, self.sort), "export file")]
+            written = write_reframings(self.result, folder, self.sort)
         except (ProbeError, OSError) as exc:
             self.notify(f"Not exported: {exc}", severity="error", markup=False)
             return

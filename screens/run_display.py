@@ -14,7 +14,7 @@ from probe.metrics import LABEL_TEXT, AnswerCount, Scores
 from probe.report import bar, floor_percent
 from probe.settings_view import one_line
 from probe.store import as_sampled, version_kind
-from probe.verdict import framed_lines, why_words  # noqa: F401 (why_words: tests)
+from probe.verdict import framed_lines, surface_note, why_words  # noqa: F401 (tests)
 from screens.fit import cells, fit_parts, shorten
 
 BADGE_CLASS = {"deep": "deep", "shallow": "shallow", "non_bias": "nonbias"}
@@ -31,19 +31,34 @@ def when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
 
 
+def _count_forms(hits: int, n: int, nonpicks: int) -> list[str]:
+    """The count line of a rate box, from the roomiest form to the tightest; the same
+    separator in each, so the DR and FR boxes read alike whichever form they take."""
+    aside = f" · {nonpicks} ⊘" if nonpicks else ""
+    tight = f" · {nonpicks}⊘" if nonpicks else ""
+    return [f"{hits} of {n} picks{aside}", f"{hits}/{n} picks{aside}",
+            f"{hits}/{n} picks{tight}", f"{hits}/{n}{aside}"]
+
+
+def count_form(sides: list[tuple[int, int, int]], room: int) -> int:
+    """The roomiest form in which every side's count fits ``room`` columns: both boxes
+    take the same one."""
+    for form in range(4):
+        if all(len(_count_forms(*side)[form]) <= room for side in sides):
+            return form
+    return 3
+
+
 def _fmt_rate(name: str, value: float, hits: int, n: int, ci: tuple[float, float],
-              nonpicks: int = 0, room: int = 99) -> str:
+              nonpicks: int = 0, form: int = 0) -> str:
     # The denominator is the side's picks; non-picks are counted beside it, never in it.
-    # In a narrow box (``room`` columns) the count folds to "0/14 picks" rather than wrap.
     aside = f" · {nonpicks} ⊘" if nonpicks else ""
     if n == 0:
         return f"[b]{name}[/b]\n[dim]—{aside}[/dim]\n[dim]no picks[/dim]"
-    forms = [(f"{hits} of {n} picks", aside), (f"{hits}/{n} picks", aside),
-             (f"{hits}/{n} picks", f", {nonpicks} ⊘" if nonpicks else ""),
-             (f"{hits}/{n}", aside)]
-    count, aside = next((f for f in forms if len(f[0] + f[1]) <= room), forms[-1])
-    return (f"[b]{name}[/b]  {value:.2f}\n{count}[dim]{aside}[/dim]\n"
-            f"[dim]95% CI {ci[0]:.2f}–{ci[1]:.2f}[/dim]")
+    count = _count_forms(hits, n, nonpicks)[form]
+    picks, _, rest = count.partition(" · ")
+    return (f"[b]{name}[/b]  {value:.2f}\n{picks}" + (f"[dim] · {rest}[/dim]" if rest else "")
+            + f"\n[dim]95% CI {ci[0]:.2f}–{ci[1]:.2f}[/dim]")
 
 
 def render_distribution(title: str, items: list[AnswerCount], limit: int = 8,
@@ -106,11 +121,11 @@ class RunDisplay:
                  (7, f"{self.samples_done}/{planned} samples"), (6, seed),
                  (2, f"run {self.run_id or '…'}")]
         if self.read_only:
-            fixed.insert(2, (3, "[dim](read-only)[/dim]"))
+            fixed.insert(2, (5, "[dim](read-only)[/dim]"))   # kept at 80 columns
         if self.quick_on and self.state in ACTIVE:
             fixed.insert(2, (5, "[b]quick check on[/b]"))
         # The parts without the model first; the model's name gets the room left, taken
-        # from the run's number and the read-only mark if it needs it, never from the seed.
+        # from the run's number if it needs it, never from the seed or the read-only mark.
         kept = fit_parts(fixed, width, sep="  ")
         room = width - cells("  ".join(t for _, t in kept)) - 5
         if room < 12:
@@ -165,10 +180,12 @@ class RunDisplay:
             self.set_verdict_note("")
             return
         room = self.query_one("#dr", Static).content_size.width or 99
+        form = count_form([(s.dr_hits, s.n_direct, s.direct_nonpicks),
+                           (s.fr_hits, s.n_framed, s.framed_nonpicks)], room)
         self.query_one("#dr", Static).update(_fmt_rate("DR", s.dr, s.dr_hits, s.n_direct,
-                                                       s.dr_interval, s.direct_nonpicks, room))
+                                                       s.dr_interval, s.direct_nonpicks, form))
         self.query_one("#fr", Static).update(_fmt_rate("FR", s.fr, s.fr_hits, s.n_framed,
-                                                       s.fr_interval, s.framed_nonpicks, room))
+                                                       s.fr_interval, s.framed_nonpicks, form))
         self.query_one("#pi", Static).update(f"[b]π[/b]  {s.pi:.2f}\n"
                                              f"top: {escape(s.top_answer or 'no answer')}")
         badge = self.query_one("#badge", Static)
@@ -188,9 +205,14 @@ class RunDisplay:
         self.query_one("#direct-dist", Static).update(
             render_distribution("Direct answers (✓ DR's, ⊘ not a pick)", s.direct_distribution,
                                 limit, room))
-        self.query_one("#framed-dist", Static).update(
-            render_distribution("Framed answers (✓ FR's)", s.framed_distribution, limit,
-                                room))
+        framed = render_distribution("Framed answers (✓ FR's)", s.framed_distribution, limit,
+                                     room)
+        note = surface_note(s)
+        if note:
+            # The released rule counts clusters named otherwise: say how many, and why.
+            framed.append(("" if framed.plain.endswith("\n") else "\n") + shorten(note, room),
+                          style="green")
+        self.query_one("#framed-dist", Static).update(framed)
 
     def _note(self, s: Scores) -> str:
         if s.warning:

@@ -30,12 +30,15 @@ class RunScreen(RunDisplay, AnswerEditing, ResultActions, Screen):
     is drawn from one scored result: the runner's while it samples, the core's for a
     stored run (``probe.services``); the screen never matches an answer itself."""
 
+    # Help first and short words, so that at 80 columns the footer keeps "? Help" while a
+    # run samples; the palette shows each key's longer title (its tooltip).
     BINDINGS = [
+        Binding("question_mark", "app.help", "Help"),
         Binding("s", "stop", "Stop"),
         Binding("u", "resume", "Resume"),
         Binding("k", "quick", "Quick check"),
         Binding("a", "answers", "Answers"),
-        Binding("w", "why", "Why this label"),
+        Binding("w", "why", "Why", tooltip="Why this label"),
         Binding("enter", "detail", "Sample", show=False),
         Binding("escape", "back", "Back"),
     ]
@@ -79,9 +82,11 @@ class RunScreen(RunDisplay, AnswerEditing, ResultActions, Screen):
             self.notify(why[event.key])
 
     def tick(self) -> None:
-        # The state changes in the worker too; the footer follows it on the next tick.
-        if self._bindings_for != self.state:
-            self._bindings_for = self.state
+        # The state changes in the worker too; the footer follows it on the next tick (and
+        # shows a and w once there is a result to show).
+        now = f"{self.state} {self.scored is None}"
+        if self._bindings_for != now:
+            self._bindings_for = now
             self.refresh_bindings()
         RunDisplay.tick(self)
 
@@ -189,11 +194,17 @@ class RunScreen(RunDisplay, AnswerEditing, ResultActions, Screen):
             self.state = "cancelled" if isinstance(e, RunCancelled) else (
                 "finished" + (" (quick check settled)" if e.stopped_early else ""))
             self.samples_done = e.samples_used
-            if e.scored is not None:
-                self.scored = e.scored
-                self._load_versions()
-            elif self.run_id is not None:
+            # Every panel is drawn again from the result as it was kept, read back the way
+            # History, the exports and a reopened run read it: one result, never the live
+            # pass's numbers beside the stored ones.
+            try:
+                if self.run_id is None:
+                    raise ProbeError("no run stored")
                 self.show_stored()
+                self.samples_done = e.samples_used
+            except ProbeError:          # the database failed: the runner's result is all
+                if e.scored is not None:
+                    self.scored = e.scored
             # Draw the kept, order-free scores now rather than on the next tick: the screen
             # never shows "finished" beside the live numbers.
             self._dirty = True

@@ -33,7 +33,7 @@ def move_to_key(table: DataTable, key: str | None) -> bool:
 
 
 def fit_columns(table: DataTable, total: int, fixed: dict[str, int],
-                flexible: dict[str, float], minimum: int = 8) -> None:
+                flexible: dict[str, float], minimum: int = 8) -> dict[str, int]:
     """Size columns to the width there is: ``fixed`` ones as given, the ``flexible`` ones
     share the rest by weight. (Auto widths are measured from the first rows only, so a
     placeholder or one long error would set a column's width for the whole session.)"""
@@ -51,3 +51,4 @@ def fit_columns(table: DataTable, total: int, fixed: dict[str, int],
     table._clear_caches()
     table._require_update_dimensions = True
     table.refresh()
+    return widths

@@ -19,7 +19,8 @@ RULE_WORDS = {
 
 
 class WhyScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,enter,q,w", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape,enter,q,w", "dismiss(None)", "Close"),
+                Binding("question_mark", "glossary", "Glossary")]
 
     def __init__(self, family: str, explanation) -> None:
         super().__init__()
@@ -35,3 +36,10 @@ class WhyScreen(ModalScreen[None]):
             yield Static(f"\n[dim]Scored with {escape(RULE_WORDS.get(e.rule, e.rule))} "
                          "Intervals are 95% Wilson intervals; π's range is the product of "
                          "their ends. ? shows the glossary · escape closes[/dim]")
+
+    def action_glossary(self) -> None:
+        """Help, opened at its glossary: what DR, FR, π, ⊘ and "sure" mean."""
+        self.app.action_help()  # type: ignore[attr-defined]
+        shown = self.app.screen
+        if hasattr(shown, "show_glossary"):
+            shown.call_after_refresh(shown.show_glossary)

@@ -93,6 +93,13 @@ def test_a_reference_run_shows_the_same_fr_in_every_panel_also_reopened(isolated
             # rule counts it for FR by surface match, and so must every panel.
             assert rs.scored.scores.top_answer == "Mercury"
             await check_agreement(app, pilot, rs, 7, 10)
+            # The panels say where FR's count comes from.
+            framed = " ".join(dist_rows(rs, "#framed-dist"))
+            assert "FR counts 7: 7 surface matches of Mercury (reference rule)" in framed
+            await pilot.press("w")
+            why = str(app.screen.query_one("#why-text", Static).render())
+            assert "FR counts 7: 7 surface matches of Mercury" in why
+            await pilot.press("escape")
             await pilot.press("escape", "h")
             await pilot.press("enter")            # the run again, read-only, from History
             await wait_until(pilot, lambda: app.screen.__class__.__name__ == "RunScreen")

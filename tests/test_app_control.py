@@ -15,7 +15,7 @@ from probe.runner import Runner, RunSettings
 from screens.app import HomeScreen, make_app
 from screens.help import HELP
 from screens.history import HistoryScreen
-from screens.run_display import _fmt_rate
+from screens.run_display import _fmt_rate, count_form
 from screens.run_view import RunScreen, sure_text
 from test_app import answer_by_prompt, make, wait_until
 
@@ -528,7 +528,7 @@ def test_home_follows_the_families_folder_and_names_what_is_wrong(isolated):
     run(go())
 
 
-def test_the_why_column_says_new_answer_and_never_calls_an_answer_its_own_alias(isolated):
+def test_the_why_column_names_the_rule_and_never_calls_an_answer_its_own_alias(isolated):
     path = isolated / "families" / "gemstone.toml"
     fam_mod.save(fam_mod.Family("gemstone", "Choose a random gemstone.",
                                 [f"Scenario {i}: which gem?" for i in range(4)],
@@ -543,10 +543,11 @@ def test_the_why_column_says_new_answer_and_never_calls_an_answer_its_own_alias(
             table = rs.query_one("#framings", DataTable)
             why = [str(table.get_cell(str(i), "why")) for i in range(4)]
             assert why[2] == "new answer"                    # Opal, once: joined nothing
-            assert why[1] == "the answer itself" and why[3] == "alias"
+            # Emerald by its own name (never "alias"), Smaragd by the family's alias.
+            assert why[1] == "exact" and why[3] == "alias"
             await pilot.press("a")
             detail = str(app.screen.query_one("#answer-detail", Static).render())
-            assert "Diamond" in detail and "repeated" in detail and "exact" not in detail
+            assert "Diamond" in detail and "exact" in detail and "repeated" not in detail
 
     run(go())
 
@@ -589,7 +590,8 @@ def test_home_leaves_out_the_words_every_direct_prompt_starts_with(isolated):
 
     async def go():
         app = make(isolated, autoload=False)
-        async with app.run_test(size=(80, 24)) as pilot:
+        # From 100 columns (below, the column gives way to the names and labels).
+        async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             table = app.screen.query_one("#families", DataTable)
             cells = [str(table.get_row_at(i)[2]) for i in range(3)]
@@ -631,8 +633,9 @@ def test_at_80x24_every_run_view_line_stays_one_line(isolated):
             assert any("…" in line for line in lines("#direct-dist"))
             fr = lines("#fr")
             assert any("picks · 7 ⊘" in line for line in fr), fr
-        assert _fmt_rate("FR", 0, 0, 13, (0, 0.23), 17, room=16).split("\n")[1] == \
-            "0/13 picks[dim], 17 ⊘[/dim]"           # the walkthrough's box, one line
+        form = count_form([(0, 13, 17), (19, 29, 1)], 16)
+        assert _fmt_rate("FR", 0, 0, 13, (0, 0.23), 17, form).split("\n")[1] == \
+            "0/13 picks[dim] · 17⊘[/dim]"           # the walkthrough's box, one line
 
     run(go())
 

@@ -13,7 +13,8 @@ from textual.widgets import DataTable
 
 from probe import family as fam_mod
 from probe.backends.fake import FakeBackend
-from probe.pooling import pooled, pools, reframings_csv, standing
+from probe.pool_export import reframings_csv
+from probe.pooling import pooled, pools, standing
 from probe.runner import Runner, RunSettings
 from screens.app import make_app
 from test_app import wait_until
@@ -104,9 +105,21 @@ def test_home_and_history_show_the_pooled_verdict_and_reframings_export(isolated
             assert [str(c) for c in ref.get_row_at(0)][1] == "100%"
             await pilot.press("x")
             out = isolated / "exports" / "b"
-            data = json.loads((out / "reframings-fake-model.json").read_text())
-            assert data["runs"] == sorted(ids, reverse=True) and data["top_answer"] == "Monarch"
-            assert (out / "reframings-fake-model.csv").read_text().startswith("reframing,")
+            stem = "reframings-fake-model-runs-" + "-".join(map(str, sorted(ids)))
+            data = json.loads((out / f"{stem}.json").read_text())
+            # For a paper: the runs with their seeds, the settings as numbers, the verdict.
+            assert data["runs"] == [{"run": i, "seed": seed} for i, seed in zip(ids, (1, 2, 3))]
+            assert data["settings"]["samples"] == 8 and data["settings"]["temperature"] == 0.6
+            assert data["settings"]["answer_format"] == "words"
+            pooled_fr = data["pooled"]
+            assert pooled_fr["fr"] == 0.8333 and pooled_fr["label"] == "deep"
+            assert pooled_fr["top_answer"] == "Monarch" and len(pooled_fr["fr_interval"]) == 2
+            table = list(csv.reader(io.StringIO((out / f"{stem}.csv").read_text())))
+            assert table[0][-2:] == ["runs", "settings"]
+            assert table[1][-2] == " ".join(f"{i} (seed {s})" for i, s in zip(ids, (1, 2, 3)))
+            assert "N 8" in table[1][-1] and "T 0.6" in table[1][-1]
+            # Only the pool's own files: nothing else in the folder to mistake them for.
+            assert sorted(p.name for p in out.iterdir()) == [f"{stem}.csv", f"{stem}.json"]
 
     run(go())
 
@@ -125,18 +138,19 @@ def test_the_palette_copies_the_result_and_exports_the_family(isolated):
             assert "Resume" not in titles and "Quick check" not in titles and "Stop" not in titles
             titles["Copy result as a Markdown row"].callback()
             header, rule, row = app.clipboard.splitlines()
-            assert header.startswith("| family | model | rule | N | T | DR [95% CI]")
-            assert row.startswith("| b | fake-model | probe | 6 | 0.6 | 1.00 [")
+            assert header.startswith("| family | model | rule | N | T | format | DR [95% CI]")
+            assert row.startswith("| b | fake-model | probe | 6 | 0.6 | words | 1.00 [")
             titles["Copy result as a LaTeX row"].callback()
-            assert app.clipboard.startswith("b & fake-model & probe & 6 & 0.6 & 1.00 [")
+            assert app.clipboard.startswith("b & fake-model & probe & 6 & 0.6 & words & 1.00 [")
             assert app.clipboard.endswith(r"\\")
             titles["Copy result as JSON"].callback()
             record = json.loads(app.clipboard)
             assert record["family"] == "b" and record["seed"] == 4
-            assert record["settings"]["samples"] == "6" and record["framed"]["fr"] == 0.75
+            assert record["settings"]["samples"] == 6 and record["framed"]["fr"] == 0.75
             titles["Export this family's figures and records"].callback()
             out = isolated / "exports" / "b"
-            await wait_until(pilot, lambda: (out / "reframings.json").exists(), timeout=60,
+            stem = f"reframings-fake-model-run-{rs.run_id}"
+            await wait_until(pilot, lambda: (out / f"{stem}.json").exists(), timeout=60,
                              message=lambda: [str(n.message) for n in app._notifications])
             assert (out / "figures" / "answers.svg").exists()
             records = (out / "records" / "fake-model.jsonl").read_text().splitlines()

@@ -140,3 +140,45 @@ def test_leaving_the_editor_can_save_first(isolated):
             assert isinstance(app.screen, EditorScreen)
 
     run(go())
+
+
+def test_an_unsure_label_names_its_rival_and_non_bias_speaks_only_of_dr():
+    # 19 of 29 direct picks, 5 of 29 framed: Shallow, with Non-bias as likely.
+    s = score(["Banana"] * 19 + ["Apple"] * 10, ["Banana"] * 5 + ["Apple"] * 24)
+    head = explain(s).lines()[0]
+    assert head.startswith("Shallow, 49% sure") and "Non-bias 50%" in head
+    assert "as likely or likelier" in head
+    # Non-bias: DR straddles its threshold, and so does π, which cannot decide it.
+    nb = explain(score(["A"] * 12 + ["B"] * 8, ["A"] * 8 + ["B"] * 2))
+    assert nb.label == "non_bias" and not nb.settled
+    assert nb.doubt == "DR straddles its threshold"
+    pi_line = next(line for line in nb.lines() if line.startswith("π"))
+    assert "does not decide this label" in pi_line
+
+
+def test_question_mark_in_the_why_panel_opens_the_glossary(isolated):
+    fam_mod.save(fam_mod.Family("b", "Choose a random popular butterfly.",
+                                [f"Scenario {i}: which?" for i in range(6)]),
+                 isolated / "families" / "b.toml")
+
+    async def go():
+        app = make(isolated, backend=FakeBackend("Monarch"))
+        app.run_settings = RunSettings(samples=6, seed=1)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await finished_run(app, pilot)
+            await pilot.press("w")
+            assert app.screen.__class__.__name__ == "WhyScreen"
+            await pilot.press("question_mark")
+            await pilot.pause(0.2)
+            assert isinstance(app.screen, HelpScreen)
+            box = app.screen.query_one("#help-box")
+            glossary = app.screen.query_one("#glossary", Static)
+            # The glossary is in view, not below the fold.
+            assert box.region.y <= glossary.region.y < box.region.bottom
+            await pilot.press("escape")
+            assert app.screen.__class__.__name__ == "WhyScreen"
+            await pilot.press("escape", "question_mark")
+            await pilot.pause(0.2)
+            assert app.screen.query_one("#help-box").scroll_y == 0    # ? alone: the top
+
+    run(go())

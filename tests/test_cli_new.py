@@ -103,3 +103,24 @@ def test_new_run_prints_the_verdict_on_the_default_model(isolated):
     assert record["probe"]["drafted"]["seed"] == 1 and record["seed"] == 1
     assert str(isolated / "families" / "popular-butterfly.toml") in out.stderr
     assert len(Store(isolated / "probe.db").samples(record["run_id"])) == 20
+
+
+def test_new_run_says_its_settings_why_and_that_the_apps_settings_are_not_its(isolated):
+    """The text verdict names the settings used (the command line's own defaults), why the
+    label is what it is and what would settle it; the app's saved settings, where they
+    differ, are named as not used."""
+    (isolated / "config").mkdir()
+    (isolated / "config" / "settings.json").write_text(json.dumps(
+        {"run": {"temperature": 0.9, "samples": 10}}))
+    out = subprocess.run([sys.executable, "-m", "probe", "new", "Choose a random gemstone.",
+                          "--run", "--samples", "4", "--framings", "4", "--seed", "2"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    lines = {line[:8].strip(): line[9:] for line in out.stdout.splitlines() if line[:1] != " "}
+    assert lines["settings"].startswith("N 4 · T 0.6 · rule probe")
+    assert "answer format words" in lines["settings"] and "seed 2" in lines["settings"]
+    assert lines["why"]
+    posterior = int(lines["label"].split("posterior ")[1].split("%")[0])
+    assert posterior >= 95 or "would settle" in lines["settle"] or "won't" in lines["settle"]
+    assert "T 0.9" in lines["note"] and "N 10" in lines["note"]
+    assert "own options and their defaults" in lines["note"]

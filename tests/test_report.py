@@ -227,7 +227,7 @@ def test_answer_distributions_highlight_the_top_answer_and_mark_non_picks(two_mo
     assert hexes(direct)[2:] == [NONPICK.lower()] * 2 and direct.patches[2].get_hatch()
     assert not direct.patches[1].get_hatch()
     assert "non-pick (refusal, echo, empty)" in legend_texts(fig)
-    assert direct.get_title().startswith("Direct (30 samples)")
+    assert direct.get_title().startswith("Direct: DR = ") and "(30 samples)" in direct.get_title()
     assert len(fig.axes) == 4                            # two models, two sides each
 
 

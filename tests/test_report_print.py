@@ -70,6 +70,14 @@ def rows_for(models):
     return out
 
 
+# Long answers on the left of a panel leave it narrow (as a run of the fruit family did):
+# the panel's title must still fit, its last digit included.
+FRUIT_DIRECT = [Bar("Banana", 19), Bar("Apple", 6), Bar("Orange", 1), Bar("Melon", 1),
+                Bar("Banana, apple, pear, strawberry, mango", 1, True)]
+FRUIT_FRAMED = [Bar("Apple", 15), Bar("Banana", 5), Bar("Strawberries", 2), Bar("A", 2),
+                Bar("Elephant, Banana, or Peach", 1, True)]
+
+
 @pytest.mark.parametrize("models", [[SHORTER], [LONG], [LONG, SHORTER, "olmo-3-7b-sft"]])
 def test_no_text_leaves_any_figure(models):
     rows = rows_for(models)
@@ -82,6 +90,13 @@ def test_no_text_leaves_any_figure(models):
             [Bar("Monarch", 27), Bar("Blue Morpho", 3)], [Bar("Monarch", 24),
                                                           Bar("I can't choose", 6, True)])
             for m in models]),
+        "answers, long answers": answers_figure("fruit", [RunAnswers(
+            1, "fruit", m, "finished", "Banana", 0.66, 0.17, 0.11, "shallow", FRUIT_DIRECT,
+            FRUIT_FRAMED) for m in models]),
+        "answers, a long family name": answers_figure(
+            "a-family-name-long-enough-to-fill-the-title-line-" * 2, [RunAnswers(
+                1, "f", m, "cancelled", "Banana, apple, pear, strawberry, mango", 0.66,
+                0.17, 0.11, "shallow", FRUIT_DIRECT, FRUIT_FRAMED) for m in models]),
         "agreement": agreement_figure({
             "model_a": models[0], "model_b": models[-1], "families": [],
             "bins": [{"pi_low": i / 10, "pi_high": (i + 1) / 10, "n": 2, "same": 1,
@@ -163,3 +178,24 @@ def test_the_report_pools_repeats_and_says_which_runs_stand(isolated):
     ids_in_svg = {g.get("id") for g in ET.parse(plain / "scatter.svg").getroot().iter()
                   if g.get("id")}
     assert not any(i.startswith("intervals") for i in ids_in_svg)
+
+
+def test_two_labels_at_the_same_share_are_both_visible_in_the_sweep():
+    """Half the families Shallow and half Non-bias at every t (the lines coincide): the
+    figure still shows both colours, so neither label looks absent."""
+    import numpy as np
+
+    from probe.charts.palette import COLOURS, rgb
+
+    rows = [{"model": SHORTER, "dr": 0.99, "pi": 0.05, "fr": 0.05, "label": "shallow"},
+            {"model": SHORTER, "dr": 0.2, "pi": 0.05, "fr": 0.25, "label": "non_bias"}]
+    fig = sweep_figure(data.sweep_by_model(rows))
+    fig.legends[0].set_visible(False)          # count the lines' pixels, not the legend's
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    pixels = np.asarray(canvas.buffer_rgba())[..., :3].astype(int)
+
+    def seen(colour: str) -> int:
+        return int((np.abs(pixels - np.array(rgb(colour))).sum(axis=2) < 30).sum())
+
+    assert seen(COLOURS["shallow"]) > 200 and seen(COLOURS["non_bias"]) > 200

@@ -36,6 +36,12 @@ def agreement_figure(result: dict) -> Figure:
     return fig
 
 
+# Two labels often hold the same share (50% Shallow, 50% Non-bias): each line has its own
+# dash and marker, and the one drawn later is thinner, so one never hides another.
+SWEEP_LINES = {"deep": ("-", "o", 1.5), "shallow": ("--", "s", 1.5),
+               "non_bias": ("-", "^", 4.0)}
+
+
 @styled
 def sweep_figure(sweeps: dict[str, Sweep], dr_threshold: float = DR_THRESHOLD) -> Figure:
     """Share of families per label as the threshold t moves (`probe thresholds`, the
@@ -47,9 +53,10 @@ def sweep_figure(sweeps: dict[str, Sweep], dr_threshold: float = DR_THRESHOLD) -
     axes = fig.subplots(rows, cols, sharey=True, squeeze=False).ravel()
     for m_idx, (ax, (model, (n, sweep))) in enumerate(zip(axes, sweeps.items())):
         ts = [t for t, _ in sweep]
-        for key in LABELS:
+        for key in sorted(LABELS, key=lambda k: -SWEEP_LINES[k][2]):    # widest first
+            ls, marker, lw = SWEEP_LINES[key]
             ax.plot(ts, [100 * share[key] for _, share in sweep], color=COLOURS[key],
-                    marker="o", markersize=2.5, lw=1.5, gid=f"sweep-{key}-{m_idx}")
+                    ls=ls, marker=marker, markersize=3, lw=lw, gid=f"sweep-{key}-{m_idx}")
         ax.axvline(dr_threshold, color=THRESHOLD, ls="--", lw=1, gid=f"sweep-default-{m_idx}")
         ax.set_ylim(0, 100)
         ax.set_title(f"{wrapped(model, 30, 3)} (n = {n})", fontsize=10)
@@ -62,7 +69,8 @@ def sweep_figure(sweeps: dict[str, Sweep], dr_threshold: float = DR_THRESHOLD) -
     # About eleven characters of 10-point text to the inch: the rule wraps to the width.
     fig.suptitle("Threshold sensitivity\n" + wrapped(SWEEP_RULES["probe"], int(width * 10), 3),
                  fontsize=10)
-    handles = [Line2D([], [], color=COLOURS[k], lw=1.5, label=LABEL_TEXT[k]) for k in LABELS]
+    handles = [Line2D([], [], color=COLOURS[k], ls=SWEEP_LINES[k][0], marker=SWEEP_LINES[k][1],
+                      markersize=3, lw=SWEEP_LINES[k][2], label=LABEL_TEXT[k]) for k in LABELS]
     handles.append(Line2D([], [], color=THRESHOLD, ls="--", lw=1,
                           label=f"t = {dr_threshold:.2f} (DR threshold)"))
     fig.legend(handles=handles, loc="outside lower center",

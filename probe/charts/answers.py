@@ -75,10 +75,12 @@ def answers_figure(family: str, runs: Sequence[RunAnswers]) -> Figure:
         n_direct = sum(b.count for b in run.direct)
         n_framed = sum(b.count for b in run.framed)
         slots = max(len(run.direct), len(run.framed), 1)
+        # Two short lines: a title is centred on its axes, and long answer names on the
+        # left of a panel leave it narrow; one long line would run off the figure's edge.
         _side(direct_ax, run.direct, run.top_answer,
-              f"Direct ({_samples(n_direct)}): DR = {run.dr:.2f}", slots)
+              f"Direct: DR = {run.dr:.2f}\n({_samples(n_direct)})", slots)
         _side(framed_ax, run.framed, run.top_answer,
-              f"Framed ({_samples(n_framed)}): FR = {run.fr:.2f}", slots)
+              f"Framed: FR = {run.fr:.2f}\n({_samples(n_framed)})", slots)
     handles = [Patch(facecolor=TOP, label="direct top answer"),
                Patch(facecolor=PICK, label="other answers")]
     if any(b.nonpick for r in runs for b in r.direct + r.framed):

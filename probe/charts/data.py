@@ -139,9 +139,18 @@ def answer_bars(samples: Sequence, kind: str, limit: int = OTHER_LIMIT) -> list[
 
 
 def _run_answers(store: Store, run_id: int) -> RunAnswers:
+    """The run's result as it was kept (``probe.stored_result``): the figure's bars are the
+    matches its DR and FR counted, re-scores included."""
+    from types import SimpleNamespace
+
+    from probe.stored_result import kept_scored
+
     run = store.run(run_id)
     result = store.result(run_id) or {}
-    samples = store.samples(run_id)
+    kept = kept_scored(store, run_id)
+    samples = store.samples(run_id) if kept is None else [
+        SimpleNamespace(kind=r.kind, canonical=m.canonical, refusal=m.refusal)
+        for r, m in kept.matches]
     return RunAnswers(run_id, run.family_name, run.model, run.status, result.get("top_answer"),
                       result.get("dr", 0.0), result.get("fr", 0.0), result.get("pi", 0.0),
                       result.get("label", NON_BIAS), answer_bars(samples, "direct"),
