@@ -71,13 +71,21 @@ def _nonpick(match) -> str:
 def sample_lines(scored: Scored) -> list[SampleLine]:
     """Every sample in the result's order, each with whether it counts."""
     hits = _hit_names(scored)
+    top = scored.scores.top_answer
     times = Counter(m.canonical for _, m in scored.matches)
     out = []
     for r, m in scored.matches:
         nonpick = _nonpick(m)
-        out.append(SampleLine(r.kind, r.idx, m.answer, m.canonical,
-                              why_words(m.answer, m.canonical, m.reason, times[m.canonical]),
-                              nonpick, not nonpick and m.canonical in hits[r.kind]))
+        counts = not nonpick and m.canonical in hits[r.kind]
+        if nonpick:
+            # Its kind is the whole story: how it joined a cluster would read as an answer.
+            why = nonpick
+        elif counts and top is not None and m.canonical != top:
+            # The released rule counts it for the top answer whatever cluster it formed.
+            why = f"surface match of {top}"
+        else:
+            why = why_words(m.answer, m.canonical, m.reason, times[m.canonical])
+        out.append(SampleLine(r.kind, r.idx, m.answer, m.canonical, why, nonpick, counts))
     return out
 
 

@@ -241,8 +241,7 @@ class RunDisplay:
             line = lines.get(i)
             if line is None:
                 continue
-            values = (line.canonical or "(empty)", line.mark,
-                      line.why + (f" · not a pick ({line.nonpick})" if line.nonpick else ""))
+            values = (line.canonical or "(empty)", line.mark, line.why)
             if self._cells.get(i) == values:
                 continue
             self._cells[i] = values
@@ -250,3 +249,5 @@ class RunDisplay:
                                                      else "dim", overflow="ellipsis"))
             table.update_cell(str(i), "top", Text(values[1], style=MARK_STYLE[values[1]]))
             table.update_cell(str(i), "why", Text(values[2], style="dim", overflow="ellipsis"))
+            if len(values[2]) > getattr(self, "_why_width", 0):
+                self.on_resize()

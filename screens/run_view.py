@@ -151,8 +151,12 @@ class RunScreen(RunDisplay, AnswerEditing, ResultActions, Screen):
     def on_resize(self) -> None:
         width = self.size.width
         self._dirty = True          # the boxes and distributions fold to the new width
+        # The why column is as wide as its longest words ("surface match of Mercury"), up
+        # to a quarter of the screen; the scenario gives way first.
+        longest = max((len(v[2]) for v in getattr(self, "_cells", {}).values()), default=0)
+        self._why_width = min(max(len("containment"), longest, width // 7), width // 4)
         fit_columns(self.query_one("#framings", DataTable), width,
-                    {"n": 3, "top": 4, "why": min(22, max(len("containment"), width // 7))},
+                    {"n": 3, "top": 4, "why": self._why_width},
                     {"answer": 1.0, "scenario": 2.4}, minimum=6)
 
     def _load_versions(self) -> None:

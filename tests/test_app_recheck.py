@@ -1,0 +1,98 @@
+"""Issue 17, the outside re-check: runs scored from files (`probe score`) reopened from
+History say what counts and why, in words that fit the screen."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import DataTable, Static
+
+from probe import family as fam_mod
+from probe.cli_score import score_command
+from screens.answers import AnswersScreen
+from screens.app import make_app
+from test_app import wait_until
+from conftest import write_jsonl
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def fruit(isolated, framed: list[str], direct=("Apple",) * 6 + ("Banana",) * 2):
+    """A fruit family scored from files under ``rule``; the run is stored in the test's
+    database as `probe score` stores it."""
+    path = isolated / "families" / "fruit.toml"
+    fam_mod.save(fam_mod.Family("fruit", "Name a fruit.",
+                                [f"Scenario {i}: which fruit for the stall?"
+                                 for i in range(len(framed))]), path)
+    rows = [{"response": r} for r in direct]
+    rows += [{"framing_idx": i, "response": r} for i, r in enumerate(framed)]
+    return path, write_jsonl(isolated / "r.jsonl", rows)
+
+
+def score(isolated, path, responses, rule):
+    score_command(str(path), (str(responses),), False, "ext-model", False, rule,
+                  str(isolated / "probe.db"))
+
+
+async def open_from_history(app, pilot):
+    await wait_until(pilot, lambda: app.screen.__class__.__name__ == "HomeScreen")
+    await pilot.press("h")
+    await wait_until(pilot, lambda: app.screen.__class__.__name__ == "HistoryScreen")
+    await pilot.pause(0.2)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.screen.__class__.__name__ == "RunScreen")
+    await pilot.pause(0.3)
+    return app.screen
+
+
+def table_lines(rs) -> list[str]:
+    table = rs.query_one("#framings", DataTable)
+    return [s.text.rstrip() for s in table.render_lines(table.region.reset_offset)]
+
+
+def why_cells(rs) -> list[str]:
+    table = rs.query_one("#framings", DataTable)
+    return [str(table.get_cell(str(i), "why")) for i in range(table.row_count)]
+
+
+def test_reference_surface_matches_say_so_and_non_picks_give_their_kind(isolated):
+    path, responses = fruit(isolated, ["Green apple", "Green apple", "Banana", "Banana",
+                                       "Red apple"])
+    score(isolated, path, responses, "reference")
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db")
+        async with app.run_test(size=(120, 36)) as pilot:
+            rs = await open_from_history(app, pilot)
+            assert rs.scored.scores.fr_hits == 3
+            why = why_cells(rs)
+            assert why[0] == why[1] == why[4] == "surface match of Apple"
+            # The words are whole on screen, not cut to "surface match of A…".
+            assert sum("surface match of Apple" in ln for ln in table_lines(rs)) == 3
+            await pilot.press("a")
+            assert isinstance(app.screen, AnswersScreen)
+            green = app.screen.clusters()["Green apple"]
+            assert green.forms == {"Green apple": {"framed: surface match of Apple"}}
+
+    run(go())
+
+
+def test_a_non_pick_row_gives_its_kind_within_the_width(isolated):
+    path, responses = fruit(isolated, ["Apple", "Banana", "Apple", "Apple", "Fruit",
+                                       "I can't choose."])
+    score(isolated, path, responses, "probe")
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db")
+        async with app.run_test(size=(120, 36)) as pilot:
+            rs = await open_from_history(app, pilot)
+            why = why_cells(rs)
+            assert why[4] == "echo" and why[5] == "refusal"
+            assert not any("new answer" in w for w in why[4:])
+            lines = table_lines(rs)
+            assert any("Fruit" in ln and "echo" in ln for ln in lines)
+            assert not any("…" in ln.split("Fruit")[-1][:30] for ln in lines if "Fruit" in ln)
+
+    run(go())
