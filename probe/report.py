@@ -22,14 +22,18 @@ def fmt_rate(value: float, hits: int, n: int, interval: tuple[float, float]) -> 
 
 
 def _dist_lines(title: str, items: list[AnswerCount], top: str | None, limit: int = 8) -> list[str]:
+    """One side's answers; ``*`` the direct top answer, ``≈`` an answer the released rule
+    counts for it (a surface match)."""
     lines = [title]
     if not items:
         lines.append("  (none)")
     width = max((len(ac.answer) for ac in items[:limit]), default=0)
     width = min(max(width, 6), 28)
     for ac in items[:limit]:
-        mark = "*" if ac.answer == top else " "
-        note = "  (not a pick)" if ac.refusal else ""
+        surface = ac.hit and not ac.refusal and top is not None and ac.answer != top
+        mark = "*" if ac.answer == top else "≈" if surface else " "
+        note = ("  (not a pick)" if ac.refusal else
+                f"  (surface match of {top}: counts for FR)" if surface else "")
         lines.append(f" {mark}{ac.answer[:width]:<{width}} {bar(ac.rate)} {ac.count:>3}{note}")
     if len(items) > limit:
         rest = sum(ac.count for ac in items[limit:])
@@ -102,4 +106,9 @@ def render_scores(record: dict, s: Scores, extra: list[str] = ()) -> str:
     lines += _dist_lines("direct answers", s.direct_distribution, s.top_answer)
     lines.append("")
     lines += _dist_lines("framed answers", s.framed_distribution, s.top_answer)
+    from probe.verdict import surface_note
+
+    note = surface_note(s)
+    if note:
+        lines.append(f"  {note}")
     return "\n".join(lines)

@@ -19,7 +19,7 @@ NONPICK_NOTE = "non-pick (refusal, echo, empty)"
 def _colour(bar: Bar, top: str | None) -> str:
     if bar.nonpick:
         return NONPICK
-    return TOP if top is not None and bar.answer == top else PICK
+    return TOP if bar.surface_match or (top is not None and bar.answer == top) else PICK
 
 
 def _side(ax, bars: Sequence[Bar], top: str | None, title: str, slots: int) -> None:
@@ -35,7 +35,8 @@ def _side(ax, bars: Sequence[Bar], top: str | None, title: str, slots: int) -> N
     for patch, bar in zip(drawn.patches, bars):
         if bar.nonpick:
             patch.set_hatch(NONPICK_HATCH)
-    ax.set_yticks(ys, [short(b.answer) + (" ⊘" if b.nonpick else "") for b in bars])
+    ax.set_yticks(ys, [short(b.answer) + (" ⊘" if b.nonpick else " ≈" if b.surface_match
+                                          else "") for b in bars])
     ax.bar_label(drawn, padding=2, fontsize=8)
     ax.set_xlabel("samples")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))      # counts, never 0.2 of one
@@ -81,7 +82,10 @@ def answers_figure(family: str, runs: Sequence[RunAnswers]) -> Figure:
               f"Direct: DR = {run.dr:.2f}\n({_samples(n_direct)})", slots)
         _side(framed_ax, run.framed, run.top_answer,
               f"Framed: FR = {run.fr:.2f}\n({_samples(n_framed)})", slots)
-    handles = [Patch(facecolor=TOP, label="direct top answer"),
+    surface = any(b.surface_match for r in runs for b in r.framed)
+    handles = [Patch(facecolor=TOP, label="direct top answer" + (
+                   " (≈ its surface match, counted in FR by the reference rule)"
+                   if surface else "")),
                Patch(facecolor=PICK, label="other answers")]
     if any(b.nonpick for r in runs for b in r.direct + r.framed):
         handles.append(Patch(facecolor=NONPICK, edgecolor="#6E6E6E", hatch=NONPICK_HATCH,

@@ -90,6 +90,8 @@ class Bar:
     answer: str
     count: int
     nonpick: bool = False      # a refusal, an echo of the question, or an empty response
+    # A framed answer the released rule counts for the direct top answer (surface match).
+    surface_match: bool = False
 
 
 @dataclass
@@ -151,11 +153,18 @@ def _run_answers(store: Store, run_id: int) -> RunAnswers:
     samples = store.samples(run_id) if kept is None else [
         SimpleNamespace(kind=r.kind, canonical=m.canonical, refusal=m.refusal)
         for r, m in kept.matches]
-    return RunAnswers(run_id, run.family_name, run.model, run.status, result.get("top_answer"),
+    top = result.get("top_answer")
+    framed = answer_bars(samples, "framed")
+    # The stored result says which framed answers FR counted: under the released rule that
+    # may be answers named otherwise than the top one.
+    counted = set() if kept is None else {
+        ac.answer for ac in kept.scores.framed_distribution if ac.hit and not ac.refusal}
+    for b in framed:
+        b.surface_match = not b.nonpick and b.answer != top and b.answer in counted
+    return RunAnswers(run_id, run.family_name, run.model, run.status, top,
                       result.get("dr", 0.0), result.get("fr", 0.0), result.get("pi", 0.0),
                       result.get("label", NON_BIAS), answer_bars(samples, "direct"),
-                      answer_bars(samples, "framed"), result.get("n_direct", 0),
-                      result.get("n_framed", 0))
+                      framed, result.get("n_direct", 0), result.get("n_framed", 0))
 
 
 def family_answers(store: Store, family: str | None, models: Sequence[str] = (),
