@@ -114,7 +114,8 @@ class RunDisplay:
     def _title(self, width: int) -> str:
         """The run's line, fitted: the family and the state stay; the run's number goes
         first, then the model's name shrinks; the seed and the count stay longest."""
-        planned = len(self.family.framings) + self.settings.samples
+        planned = getattr(self, "planned", None) or \
+            len(self.family.framings) + self.settings.samples
         state = self.state.replace(" (quick check settled)", " · quick check")
         seed = f"seed {self.seed}" if self.seed is not None else "seed …"
         fixed = [(9, f" [b]{escape(self.family.name)}[/b]"), (9, f"[i]{state}[/i]"),

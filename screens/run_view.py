@@ -107,6 +107,9 @@ class RunScreen(RunDisplay, AnswerEditing, ResultActions, Screen):
         self.family, self.settings, self.scored = shown.family, shown.settings, shown.scored
         self.versions = shown.versions
         self.samples_done = len(self.app.store.samples(self.run_id))  # type: ignore
+        # Responses scored from files (`probe score`) planned no count: they are all there.
+        if self.app.store.run(self.run_id).backend == "external":  # type: ignore
+            self.planned = self.samples_done
         self._dirty = True
 
     def compose(self) -> ComposeResult:

@@ -96,3 +96,52 @@ def test_a_non_pick_row_gives_its_kind_within_the_width(isolated):
             assert not any("…" in ln.split("Fruit")[-1][:30] for ln in lines if "Fruit" in ln)
 
     run(go())
+
+
+def test_the_cli_marks_the_framed_surface_matches_it_counts(isolated, capsys):
+    path, responses = fruit(isolated, ["Green apple", "Green apple", "Banana", "Banana",
+                                       "Red apple"])
+    score(isolated, path, responses, "reference")
+    out = capsys.readouterr().out
+    assert "FR       0.60  (3/5" in out
+    framed = out.split("framed answers")[1].splitlines()
+    marked = [ln for ln in framed if ln.startswith(" ≈")]
+    assert [ln.split()[0] for ln in marked] == ["≈Green", "≈Red"]
+    assert all("surface match of Apple" in ln for ln in marked)
+    assert not any("surface match" in ln for ln in framed if "Banana" in ln)
+    assert "FR counts 3: 3 surface matches of Apple (reference rule)" in out
+
+
+def test_the_report_highlights_the_framed_bars_that_count(isolated):
+    from matplotlib.colors import to_hex
+
+    from probe.charts import data
+    from probe.charts.answers import answers_figure
+    from probe.charts.style import PICK, TOP
+    from probe.store import Store
+
+    path, responses = fruit(isolated, ["Green apple", "Green apple", "Banana", "Banana",
+                                       "Red apple"])
+    score(isolated, path, responses, "reference")
+    fig = answers_figure("fruit", data.family_answers(Store(isolated / "probe.db"), "fruit"))
+    framed = fig.axes[1]
+    names = [t.get_text() for t in framed.get_yticklabels()]
+    colours = dict(zip(names, (to_hex(p.get_facecolor()) for p in framed.patches)))
+    assert colours == {"Green apple ≈": TOP.lower(), "Banana": PICK.lower(),
+                       "Red apple ≈": TOP.lower()}
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("surface match" in t and "reference rule" in t for t in legend)
+
+
+def test_a_scored_run_reopened_shows_the_samples_it_has(isolated):
+    path, responses = fruit(isolated, ["Apple", "Banana", "Apple", "Apple", "Fig"])
+    score(isolated, path, responses, "probe")
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db")
+        async with app.run_test(size=(120, 36)) as pilot:
+            rs = await open_from_history(app, pilot)
+            title = str(rs.query_one("#run-title", Static).render())
+            assert "13/13 samples" in title
+
+    run(go())
