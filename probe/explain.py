@@ -62,6 +62,7 @@ class Explanation:
     # The other labels' posterior probabilities, likeliest first: what "49% sure" leaves.
     others: list[tuple[str, float]] = field(default_factory=list)
     fr_note: str | None = None       # the released rule's surface matches, counted in FR
+    undecided: bool = False          # a strong favourite, but no framed pick: no FR, no π
 
     def rivals(self) -> str:
         """``Non-bias 47%, Deep 4%``; the one at least as likely as the label said so."""
@@ -75,7 +76,7 @@ class Explanation:
 
     @property
     def settled(self) -> bool:
-        return self.p_label >= SETTLED
+        return self.p_label >= SETTLED and not self.undecided
 
     def summary(self) -> str:
         """One line for under the badge."""
@@ -84,11 +85,16 @@ class Explanation:
             (f" · {first}" if first and not self.settled else "")
 
     def lines(self) -> list[str]:
-        head = f"{LABEL_TEXT[self.label]}, {int(self.p_label * 100)}% sure" + \
-            ("" if self.settled else " (unsettled: below 95%)")
-        if not self.settled and self.others:
+        if self.undecided:
+            head = "Undecided: Deep or Shallow needs FR, and no framed answer is a pick"
+        else:
+            head = f"{LABEL_TEXT[self.label]}, {int(self.p_label * 100)}% sure" + \
+                ("" if self.settled else " (unsettled: below 95%)")
+        if not self.settled and self.others and not self.undecided:
             head += f"; the others: {self.rivals()}"
-        out = [head, "", *[c.line() for c in self.checks]]
+        out = [head, "", *[c.line() if not (self.undecided and c.name in ("FR", "π"))
+                           else f"{c.name:<3}—     no framed pick: undefined"
+                           for c in self.checks]]
         if self.fr_note:
             out.append(f"   {self.fr_note}")
         out += ["", f"Why: {self.reason}."]
@@ -164,6 +170,13 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
                            "no direct pick, so no top answer to test", "every direct answer "
                            "so far is a non-pick", ["more direct samples, or a clearer "
                                                     "question (see the ⊘ answers)"])
+    if s.undecided:
+        return Explanation(s.label, s.p_label, rule, checks,
+                           f"DR {s.dr:.2f} > {dr_threshold:.2f}, but no framed answer is a "
+                           "pick: FR and π are undefined, so Deep or Shallow is undecided",
+                           "FR has nothing to stand on",
+                           ["framed picks would decide it: sample the reframings again, or "
+                            "see the ⊘ framed answers"], undecided=True)
     deciding = _deciding(s.label, rule, dr, pi)
     checks = [c if c.threshold is None or c in deciding else replace(c, decides=False)
               for c in checks]

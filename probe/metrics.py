@@ -188,6 +188,23 @@ class Scores:
         return None
 
     @property
+    def undecided(self) -> bool:
+        """A strong favourite with no framed pick to test it against: FR and π are
+        undefined, so Deep or Shallow is not decided (the stored label says Shallow, π
+        counted as 0, as the released code does)."""
+        return self.top_answer is not None and self.n_framed == 0 and self.label != NON_BIAS
+
+    @property
+    def label_text(self) -> str:
+        """The label as every view names it: *Undecided* while FR is undefined."""
+        return "Undecided" if self.undecided else LABEL_TEXT[self.label]
+
+    @property
+    def pi_text(self) -> str:
+        """π to two places, or — when FR has no pick to stand on."""
+        return "—" if self.n_framed == 0 else f"{self.pi:.2f}"
+
+    @property
     def warning(self) -> str | None:
         """One sentence when the verdict rests on too few picks (fewer than 2/3 of a side)."""
         parts = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from probe.metrics import LABEL_TEXT, AnswerCount, Scores
+from probe.metrics import AnswerCount, Scores
 
 
 def bar(fraction: float, width: int = 20) -> str:
@@ -88,8 +88,8 @@ def render_scores(record: dict, s: Scores, extra: list[str] = ()) -> str:
         f"top      {top}",
         f"DR       {fmt_rate(s.dr, s.dr_hits, s.n_direct, s.dr_interval)}",
         f"FR       {fmt_rate(s.fr, s.fr_hits, s.n_framed, s.fr_interval)}",
-        f"π        {s.pi:.2f}",
-        f"label    {LABEL_TEXT[s.label]}   (posterior {floor_percent(s.p_label)})"
+        f"π        {s.pi_text}",
+        f"label    {s.label_text}   (posterior {floor_percent(s.p_label)})"
         + (f"   — {s.reason}" if s.reason else ""),
         f"picks    direct {s.n_direct}/{s.direct_total}, framed {s.n_framed}/{s.framed_total}"
         f"   (non-picks: {s.direct_nonpicks} direct, {s.framed_nonpicks} framed)",

@@ -187,14 +187,14 @@ class RunDisplay:
                                                        s.dr_interval, s.direct_nonpicks, form))
         self.query_one("#fr", Static).update(_fmt_rate("FR", s.fr, s.fr_hits, s.n_framed,
                                                        s.fr_interval, s.framed_nonpicks, form))
-        self.query_one("#pi", Static).update(f"[b]π[/b]  {s.pi:.2f}\n"
+        self.query_one("#pi", Static).update(f"[b]π[/b]  {s.pi_text}\n"
                                              f"top: {escape(s.top_answer or 'no answer')}")
         badge = self.query_one("#badge", Static)
         # While sampling an unsure label is still settling; once sampling stops it stays
         # unsettled (more samples could change it).
         settling = "" if s.settled else (
             "\nsettling" if self.state in ACTIVE else "\nunsettled")
-        badge.update(f"{LABEL_TEXT[s.label]}{settling}\n{sure_text(s.p_label)}")
+        badge.update(f"{s.label_text}{settling}\n{sure_text(s.p_label)}")
         for cls in BADGE_CLASS.values():
             badge.remove_class(cls)
         badge.add_class(BADGE_CLASS[s.label])

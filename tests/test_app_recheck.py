@@ -145,3 +145,25 @@ def test_a_scored_run_reopened_shows_the_samples_it_has(isolated):
             assert "13/13 samples" in title
 
     run(go())
+
+
+def test_no_framed_pick_leaves_pi_undefined_and_the_label_undecided(isolated, capsys):
+    path, responses = fruit(isolated, ["I can't choose."] * 4)
+    score(isolated, path, responses, "probe")
+    out = capsys.readouterr().out
+    assert "π        —" in out and "label    Undecided" in out and "Shallow" not in out
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db")
+        async with app.run_test(size=(120, 36)) as pilot:
+            rs = await open_from_history(app, pilot)
+            pi = str(rs.query_one("#pi", Static).render())
+            badge = str(rs.query_one("#badge", Static).render())
+            assert "—" in pi and "0.00" not in pi
+            assert badge.startswith("Undecided") and "Shallow" not in badge
+            await pilot.press("w")
+            why = " ".join(str(w.render()) for w in app.screen.query(Static))
+            assert "Why Undecided" in why and "Why Shallow" not in why
+            assert "FR and π are undefined" in why
+
+    run(go())
