@@ -249,7 +249,9 @@ def run_command(opts) -> None:
             click.echo(f"\nquick check: label settled after {outcome.samples_used} of "
                        f"{outcome.samples_planned} samples.")
     if outcome.status == "cancelled":
-        click.echo(f"run {run_id} cancelled after {outcome.samples_used} samples; "
+        from probe.report import counted
+
+        click.echo(f"run {run_id} cancelled after {counted(outcome.samples_used, 'sample')}; "
                    f"`probe run --resume {run_id}` finishes it.", err=True)
         sys.exit(130)
 

@@ -148,6 +148,11 @@ def _about(n: int) -> str:
     return f"{round(n, -digits):,}"
 
 
+def _count(n: int, words: str) -> str:
+    """``about 1 more direct sample``, ``12 more reframings``: the noun agrees with n."""
+    return f"{_about(n)} {words}" + ("" if n == 1 else "s")
+
+
 def _samples_for(picks: int, total: int, share_of: int) -> int:
     """Picks → samples, at the share of picks seen so far on that side."""
     share = picks / total if total and picks else 1.0
@@ -194,7 +199,7 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
             n = _samples_for(s.n_framed, s.framed_total, more_f)
             runs = (f" (or {-(-n // n_framings)} repeat run{'s' if n > n_framings else ''}"
                     " pooled)") if n_framings else ""
-            advice.append(f"about {_about(n)} more reframings would settle FR{runs}")
+            advice.append(f"about {_count(n, 'more reframing')} would settle FR{runs}")
         elif s.n_framed:
             # π already clear of its threshold, or a label DR alone decides: FR is not
             # where the doubt is.
@@ -202,8 +207,8 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
             advice.append("more reframings won't help" if fr_idle else
                           "more reframings alone won't settle it")
         if more_d is not None:
-            advice.append(f"about {_about(_samples_for(s.n_direct, s.direct_total, more_d))} "
-                          "more direct samples would settle it")
+            n = _samples_for(s.n_direct, s.direct_total, more_d)
+            advice.append(f"about {_count(n, 'more direct sample')} would settle it")
         else:
             # DR already clear of its threshold: the doubt is FR's, however many direct
             # samples are drawn.
@@ -211,7 +216,7 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
                           "more direct samples alone won't settle it")
         if more_d is None and more_f is None:
             both = _fewest(lambda k: _settles(prob, *args, k, k))
-            advice.append(f"about {_about(both)} more on each side would settle it"
+            advice.append(f"about {_count(both, 'more sample')} on each side would settle it"
                           if both is not None else
                           "a value sits on its threshold: more samples may never settle it")
     # What would settle it first; what would not, after.

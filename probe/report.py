@@ -7,6 +7,11 @@ import math
 from probe.metrics import AnswerCount, Scores
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 sample``, ``2 samples``: every count the user reads agrees with its noun."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def bar(fraction: float, width: int = 20) -> str:
     """A horizontal bar in eighths of a cell."""
     fraction = min(max(fraction, 0.0), 1.0)
@@ -37,7 +42,8 @@ def _dist_lines(title: str, items: list[AnswerCount], top: str | None, limit: in
         lines.append(f" {mark}{ac.answer[:width]:<{width}} {bar(ac.rate)} {ac.count:>3}{note}")
     if len(items) > limit:
         rest = sum(ac.count for ac in items[limit:])
-        lines.append(f"  … {len(items) - limit} more answers ({rest} samples)")
+        lines.append(f"  … {counted(len(items) - limit, 'more answer')} "
+                     f"({counted(rest, 'sample')})")
     return lines
 
 

@@ -13,6 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from probe.report import counted
 from probe.errors import ProbeError, describe
 from probe.preferences import load_run_settings, save_run_settings
 from probe.runner import RunSettings
@@ -253,9 +254,9 @@ class ProbeApp(App):
             # Asked again while the dialog is open: the count moves, and a run may end.
             if not run.running:
                 return (f"[b]{escape(run.family.name)} has {run.state}[/b] "
-                        f"({run.samples_done} samples).\nNothing is sampling now; quit?")
+                        f"({counted(run.samples_done, 'sample')}).\nNothing is sampling now; quit?")
             return (f"[b]{escape(run.family.name)} is still sampling[/b] "
-                    f"({run.samples_done} samples so far).\nQuit and stop the run? The "
+                    f"({counted(run.samples_done, 'sample')} so far).\nQuit and stop the run? The "
                     "samples are kept; History (or probe run --resume) finishes it later.")
 
         self.push_screen(Choice(question, [("q", "stop the run and quit")],

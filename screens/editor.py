@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Static, TextArea
 
+from probe.report import counted
 from probe import family as fam_mod
 from probe.drafting import CategoryNotFound, contains_direct
 from probe.errors import BadInput, ProbeError
@@ -143,7 +144,7 @@ class EditorScreen(Screen):
             if key in seen:
                 dups.append(f"line {n} repeats line {seen[key]}")
             seen.setdefault(key, n)
-        count = f"{len(lines)} reframings"
+        count = counted(len(lines), "reframing")
         if len(lines) < 20:
             count += " [dim](the paper uses about 30)[/dim]"
         if dups:

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from probe.report import counted
 from probe.errors import ProbeError
 from probe.family_folder import FamilyFolder
 from probe.metrics import LABEL_TEXT
@@ -262,7 +263,7 @@ class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
             if family is None:
                 return
             self.refresh_families()
-            self.notify(f"Drafted {len(family.framings)} reframings from templates into "
+            self.notify(f"Drafted {counted(len(family.framings), 'reframing')} from templates into "
                         f"{family.path}; e edits them.")
             self.app.open_run(family)  # type: ignore[attr-defined]
 

@@ -36,8 +36,9 @@ def _count_forms(hits: int, n: int, nonpicks: int) -> list[str]:
     separator in each, so the DR and FR boxes read alike whichever form they take."""
     aside = f" · {nonpicks} ⊘" if nonpicks else ""
     tight = f" · {nonpicks}⊘" if nonpicks else ""
-    return [f"{hits} of {n} picks{aside}", f"{hits}/{n} picks{aside}",
-            f"{hits}/{n} picks{tight}", f"{hits}/{n}{aside}"]
+    picks = "pick" if n == 1 else "picks"
+    return [f"{hits} of {n} {picks}{aside}", f"{hits}/{n} {picks}{aside}",
+            f"{hits}/{n} {picks}{tight}", f"{hits}/{n}{aside}"]
 
 
 def count_form(sides: list[tuple[int, int, int]], room: int) -> int:

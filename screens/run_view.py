@@ -10,6 +10,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from probe.report import counted
 from probe.errors import ProbeError
 from probe.explain import explain
 from probe.family import Family
@@ -276,7 +277,7 @@ class RunScreen(RunDisplay, AnswerEditing, ResultActions, Screen):
                 self.app.pop_screen()
 
         self.app.push_screen(Choice(
-            f"[b]The run is still sampling[/b] ({self.samples_done} samples so far).\n"
+            f"[b]The run is still sampling[/b] ({counted(self.samples_done, 'sample')} so far).\n"
             "Stop it and go back? The samples are kept; u here or History resumes it.",
             [("s", "stop and go back")], escape_label="stay and keep sampling"), answer)
 

@@ -167,3 +167,24 @@ def test_no_framed_pick_leaves_pi_undefined_and_the_label_undecided(isolated, ca
             assert "FR and π are undefined" in why
 
     run(go())
+
+
+def test_a_count_of_one_reads_singular(isolated):
+    from probe.explain import _count
+
+    assert _count(1, "more direct sample") == "1 more direct sample"
+    assert _count(12, "more reframing") == "12 more reframings"
+    path, responses = fruit(isolated, ["Apple"])
+    score(isolated, path, responses, "probe")
+
+    async def go():
+        app = make_app(db_path=isolated / "probe.db")
+        async with app.run_test(size=(120, 36)) as pilot:
+            rs = await open_from_history(app, pilot)
+            fr = str(rs.query_one("#fr", Static).render())
+            assert "1 of 1 pick" in fr and "1 picks" not in fr
+            await pilot.press("w")
+            why = " ".join(str(w.render()) for w in app.screen.query(Static))
+            assert " 1 more direct samples" not in why and " 1 more reframings" not in why
+
+    run(go())
