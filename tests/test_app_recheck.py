@@ -47,6 +47,16 @@ async def open_from_history(app, pilot):
     return app.screen
 
 
+def reopened(isolated, check):
+    """The app at 120×36 with the stored run opened from History, handed to ``check``."""
+    async def go():
+        app = make_app(db_path=isolated / "probe.db")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await check(app, pilot, await open_from_history(app, pilot))
+
+    run(go())
+
+
 def table_lines(rs) -> list[str]:
     table = rs.query_one("#framings", DataTable)
     return [s.text.rstrip() for s in table.render_lines(table.region.reset_offset)]
@@ -62,21 +72,18 @@ def test_reference_surface_matches_say_so_and_non_picks_give_their_kind(isolated
                                        "Red apple"])
     score(isolated, path, responses, "reference")
 
-    async def go():
-        app = make_app(db_path=isolated / "probe.db")
-        async with app.run_test(size=(120, 36)) as pilot:
-            rs = await open_from_history(app, pilot)
-            assert rs.scored.scores.fr_hits == 3
-            why = why_cells(rs)
-            assert why[0] == why[1] == why[4] == "surface match of Apple"
-            # The words are whole on screen, not cut to "surface match of A…".
-            assert sum("surface match of Apple" in ln for ln in table_lines(rs)) == 3
-            await pilot.press("a")
-            assert isinstance(app.screen, AnswersScreen)
-            green = app.screen.clusters()["Green apple"]
-            assert green.forms == {"Green apple": {"framed: surface match of Apple"}}
+    async def check(app, pilot, rs):
+        assert rs.scored.scores.fr_hits == 3
+        why = why_cells(rs)
+        assert why[0] == why[1] == why[4] == "surface match of Apple"
+        # The words are whole on screen, not cut to "surface match of A…".
+        assert sum("surface match of Apple" in ln for ln in table_lines(rs)) == 3
+        await pilot.press("a")
+        assert isinstance(app.screen, AnswersScreen)
+        green = app.screen.clusters()["Green apple"]
+        assert green.forms == {"Green apple": {"framed: surface match of Apple"}}
 
-    run(go())
+    reopened(isolated, check)
 
 
 def test_a_non_pick_row_gives_its_kind_within_the_width(isolated):
@@ -84,18 +91,15 @@ def test_a_non_pick_row_gives_its_kind_within_the_width(isolated):
                                        "I can't choose."])
     score(isolated, path, responses, "probe")
 
-    async def go():
-        app = make_app(db_path=isolated / "probe.db")
-        async with app.run_test(size=(120, 36)) as pilot:
-            rs = await open_from_history(app, pilot)
-            why = why_cells(rs)
-            assert why[4] == "echo" and why[5] == "refusal"
-            assert not any("new answer" in w for w in why[4:])
-            lines = table_lines(rs)
-            assert any("Fruit" in ln and "echo" in ln for ln in lines)
-            assert not any("…" in ln.split("Fruit")[-1][:30] for ln in lines if "Fruit" in ln)
+    async def check(app, pilot, rs):
+        why = why_cells(rs)
+        assert why[4] == "echo" and why[5] == "refusal"
+        assert not any("new answer" in w for w in why[4:])
+        lines = table_lines(rs)
+        assert any("Fruit" in ln and "echo" in ln for ln in lines)
+        assert not any("…" in ln.split("Fruit")[-1][:30] for ln in lines if "Fruit" in ln)
 
-    run(go())
+    reopened(isolated, check)
 
 
 def test_the_cli_marks_the_framed_surface_matches_it_counts(isolated, capsys):
@@ -137,14 +141,11 @@ def test_a_scored_run_reopened_shows_the_samples_it_has(isolated):
     path, responses = fruit(isolated, ["Apple", "Banana", "Apple", "Apple", "Fig"])
     score(isolated, path, responses, "probe")
 
-    async def go():
-        app = make_app(db_path=isolated / "probe.db")
-        async with app.run_test(size=(120, 36)) as pilot:
-            rs = await open_from_history(app, pilot)
-            title = str(rs.query_one("#run-title", Static).render())
-            assert "13/13 samples" in title
+    async def check(app, pilot, rs):
+        title = str(rs.query_one("#run-title", Static).render())
+        assert "13/13 samples" in title
 
-    run(go())
+    reopened(isolated, check)
 
 
 def test_no_framed_pick_leaves_pi_undefined_and_the_label_undecided(isolated, capsys):
@@ -153,20 +154,17 @@ def test_no_framed_pick_leaves_pi_undefined_and_the_label_undecided(isolated, ca
     out = capsys.readouterr().out
     assert "π        —" in out and "label    Undecided" in out and "Shallow" not in out
 
-    async def go():
-        app = make_app(db_path=isolated / "probe.db")
-        async with app.run_test(size=(120, 36)) as pilot:
-            rs = await open_from_history(app, pilot)
-            pi = str(rs.query_one("#pi", Static).render())
-            badge = str(rs.query_one("#badge", Static).render())
-            assert "—" in pi and "0.00" not in pi
-            assert badge.startswith("Undecided") and "Shallow" not in badge
-            await pilot.press("w")
-            why = " ".join(str(w.render()) for w in app.screen.query(Static))
-            assert "Why Undecided" in why and "Why Shallow" not in why
-            assert "FR and π are undefined" in why
+    async def check(app, pilot, rs):
+        pi = str(rs.query_one("#pi", Static).render())
+        badge = str(rs.query_one("#badge", Static).render())
+        assert "—" in pi and "0.00" not in pi
+        assert badge.startswith("Undecided") and "Shallow" not in badge
+        await pilot.press("w")
+        why = " ".join(str(w.render()) for w in app.screen.query(Static))
+        assert "Why Undecided" in why and "Why Shallow" not in why
+        assert "FR and π are undefined" in why
 
-    run(go())
+    reopened(isolated, check)
 
 
 def test_a_count_of_one_reads_singular(isolated):
@@ -177,14 +175,11 @@ def test_a_count_of_one_reads_singular(isolated):
     path, responses = fruit(isolated, ["Apple"])
     score(isolated, path, responses, "probe")
 
-    async def go():
-        app = make_app(db_path=isolated / "probe.db")
-        async with app.run_test(size=(120, 36)) as pilot:
-            rs = await open_from_history(app, pilot)
-            fr = str(rs.query_one("#fr", Static).render())
-            assert "1 of 1 pick" in fr and "1 picks" not in fr
-            await pilot.press("w")
-            why = " ".join(str(w.render()) for w in app.screen.query(Static))
-            assert " 1 more direct samples" not in why and " 1 more reframings" not in why
+    async def check(app, pilot, rs):
+        fr = str(rs.query_one("#fr", Static).render())
+        assert "1 of 1 pick" in fr and "1 picks" not in fr
+        await pilot.press("w")
+        why = " ".join(str(w.render()) for w in app.screen.query(Static))
+        assert " 1 more direct samples" not in why and " 1 more reframings" not in why
 
-    run(go())
+    reopened(isolated, check)
