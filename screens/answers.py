@@ -3,7 +3,7 @@ merge and split, each said in words and confirmed before it happens."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from screens.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -105,7 +105,7 @@ class AnswersScreen(ModalScreen[None]):
                   f"counts toward {' and '.join(sorted(group.counts))}" if group and group.counts
                   else "counts toward neither rate")
         lines = [f"[b]{escape(name)}[/b] ({counts}) — surface forms and why they joined:"]
-        lines += [f"  {escape(form)}  [dim]{', '.join(sorted(reasons))}[/dim]"
+        lines += [f"  {escape(form)}  [dim]{escape(', '.join(sorted(reasons)))}[/dim]"
                   for form, reasons in forms.items()]
         detail.update("\n".join(lines))
 

@@ -7,7 +7,7 @@ import os
 from functools import partial
 from pathlib import Path
 
-from rich.markup import escape
+from screens.markup import escape
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -183,6 +183,9 @@ class ProbeApp(App):
         # The same message again replaces the one on screen: a key pressed ten times is one
         # toast, not a stack of ten. (Runs on the UI thread, like Textual's own handler.)
         new = event.notification
+        # A toast is plain text: what it says comes from errors, files and models (a
+        # "[/b]" in a family's name is shown, not read as a tag), and none needs markup.
+        new.markup = False
         for old in list(self._notifications):
             if old.message == new.message and old.title == new.title:
                 self._unnotify(old, refresh=False)

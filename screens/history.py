@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from rich.markup import escape
+from screens.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -134,10 +134,10 @@ class HistoryScreen(PooledView, Screen):
             used = r["samples_used"] if r["samples_used"] is not None else \
                 (r["n_direct"] or 0) + (r["n_framed"] or 0)
             add(row_key(r["id"]), run=str(r["id"]), family=Text(r["family_name"]),
-                model=Text(r["model"]), ended=r["ending"] or r["status"],
+                model=Text(r["model"]), ended=Text(r["ending"] or r["status"]),
                 samples=f"{used}/{planned}" if planned else str(used),
                 settings=Text(short_line(r["settings"]), overflow="ellipsis"),
-                seed="—" if r["seed"] is None else str(r["seed"]),
+                seed="—" if r["seed"] is None else Text(str(r["seed"])),
                 label=LABEL_TEXT.get(first["label"], "—"), DR=fmt(first["dr"]),
                 FR=fmt(first["fr"]), **{"π": fmt(first["pi"]),
                                         "top answer": Text(first["top_answer"] or "—")},

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rich.markup import escape
+from screens.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
