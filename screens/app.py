@@ -4,6 +4,8 @@ screens do the rest."""
 from __future__ import annotations
 
 import os
+import sqlite3
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from probe.dbhealth import db_error
 from probe.errors import ProbeError, describe
 from probe.preferences import load_run_settings, save_run_settings
 from probe.runner import RunSettings
@@ -53,6 +56,20 @@ class ProbeApp(App):
         # What the next runs use (s on Home), kept between sessions.
         self.run_settings, self.settings_notice = load_run_settings()
         self.pending_run = None               # a family to run once the model is ready
+        self.fatal: ProbeError | None = None  # what ended the app, said once it has quit
+
+    def _handle_exception(self, error: Exception) -> None:
+        # A damaged database (or any error probe can say in one sentence) met by a screen
+        # ends the app with that sentence and its exit code, never a traceback: the
+        # screen that met it cannot be drawn, and what is stored stays as it was.
+        problem = error if isinstance(error, ProbeError) else \
+            db_error(error, self.store.path, writing=False) \
+            if isinstance(error, sqlite3.Error) else None
+        if problem is None:
+            super()._handle_exception(error)
+            return
+        self.fatal = problem
+        self.exit(return_code=problem.exit_code)
 
     def get_line_filters(self):
         # Every line of every widget, on every screen and dialog, passes the terminal-safe
@@ -269,4 +286,11 @@ def make_app(**kwargs) -> ProbeApp:
 
 
 def run_app(model: str | None = None, db_path: str | None = None) -> None:
-    make_app(model=model, db_path=Path(db_path) if db_path else None).run()
+    """Run the app; what ended it early is raised once the terminal is restored, for the
+    command line to say in one sentence with its exit code."""
+    app = make_app(model=model, db_path=Path(db_path) if db_path else None)
+    app.run()
+    if app.fatal is not None:
+        raise app.fatal
+    if app.return_code:
+        sys.exit(app.return_code)
