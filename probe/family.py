@@ -12,6 +12,7 @@ from pathlib import Path
 
 from probe.atomic import write_atomic
 from probe.errors import BadInput
+from probe.paths import check_followable, resolved
 from probe.reading import read_text, shown
 from probe.terminal import UNSAFE
 from probe.toml_lines import array_item_lines, where
@@ -331,10 +332,10 @@ def save(family: Family, path: str | Path) -> Path:
 def path_for(name: str, families_dir: str | Path) -> Path:
     """Where family ``name`` lives inside ``families_dir``; never outside it."""
     check_name(name)
-    root = Path(families_dir).resolve()
+    root = resolved(families_dir)
     slug = re.sub(r"[^\w.\-]+", "-", unicodedata.normalize("NFC", name.strip())
                   ).strip("-.").lower() or "family"
-    target = (root / f"{slug}.toml").resolve()
+    target = resolved(root / f"{slug}.toml")
     if target.parent != root:
         raise BadInput(f"family name {shown(repr(name))} would be saved outside {root}.")
     return target
@@ -345,9 +346,10 @@ def resolve(spec: str | Path, families_dir: str | Path = "families") -> Family:
     p = Path(spec)
     if len(str(spec)) > 4096:
         raise BadInput(f"family '{shown(str(spec), 300)}' is not a file name.")
+    check_followable(p)
     if p.suffix == ".toml" or p.exists():
         return load(p)
-    candidate = Path(families_dir) / f"{spec}.toml"
+    candidate = check_followable(Path(check_followable(families_dir)) / f"{spec}.toml")
     if candidate.exists():
         return load(candidate)
     named = _by_name(str(spec), families_dir)

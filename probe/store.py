@@ -23,6 +23,7 @@ from probe.dbhealth import (SQLITE_MAGIC, check_file, check_result, check_schema
                             check_types, db_error, is_row_id, stored_json, writable)
 from probe.errors import BadInput
 from probe.family import Family
+from probe.paths import check_followable
 from probe.provenance import from_stored
 from probe.reading import clean_text
 from probe import migrations as _migrations
@@ -79,6 +80,8 @@ class Store:
         missing database rather than leaving a new empty one behind."""
         self.path = Path(path) if path is not None else default_db_path()
         memory = str(self.path) == ":memory:"
+        if not memory:
+            check_followable(self.path)
         if must_exist and not memory and not self.path.exists():
             raise BadInput(f"no database at {self.path}: nothing has been run or scored "
                            "there yet.")

@@ -22,6 +22,7 @@ from probe.jsonl import iter_objects
 from probe.limits import MAX_RESPONSE_CHARS, MAX_SCORE_SAMPLES
 from probe.matching import Match, cluster_counted
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
+from probe.paths import resolved
 from probe.reading import clean_text
 from probe.scoring import Response, score_matches
 
@@ -83,7 +84,7 @@ def read_groups(paths: Sequence[str | Path], progress: Progress | None = None
     rows = 0
     shown_at = time.monotonic()
     for number, path in enumerate(map(Path, paths)):
-        real = path.resolve()
+        real = resolved(path)
         if real in seen:
             raise BadInput(f"{path}: is given twice (as {seen[real]}); its samples would "
                            "count twice.")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterable
 
 from probe import family as fam_mod
+from probe.atomic import ensure_folder
 from probe.drafting.phrase import Category, CategoryNotFound, find_category, parse_category
 from probe.drafting.templates import TEMPLATES, Template
 from probe.errors import BadInput
@@ -168,7 +169,7 @@ def default_name(cat: Category) -> str:
 def save_new(family: Family, families_dir: str | Path, numbered: bool = True) -> Path:
     """Write a drafted family into ``families_dir`` without replacing any file there: a
     taken name gets " 2", " 3", … when ``numbered``; otherwise it is one sentence."""
-    Path(families_dir).mkdir(parents=True, exist_ok=True)
+    ensure_folder(Path(families_dir))
     base = family.name
     for i in range(1, 1000):
         if i > 1:
