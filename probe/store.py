@@ -99,8 +99,7 @@ class Store:
             raise BadInput(f"database folder {self.path.parent} is not writable.")
         try:
             if self.read_only:
-                uri = "file:" + urllib.parse.quote(str(self.path.resolve())) + "?mode=ro"
-                conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+                conn = self._connect_read_only()
             else:
                 conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
             self.db = Database(conn)
@@ -126,6 +125,28 @@ class Store:
                 check_schema(conn, self.path, self._applied())
         except sqlite3.Error as exc:
             raise db_error(exc, self.path, writing=False) from None
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        uri = "file:" + urllib.parse.quote(str(self.path.resolve()))
+        conn = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30, check_same_thread=False)
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if "unable to open" not in str(exc):
+                raise
+        # A WAL database in a folder probe cannot write (a read-only mount, an immutable
+        # folder): SQLite cannot create the -shm index it reads through. Nothing can be
+        # writing it either, so it is read as an immutable file, unless a -wal left there
+        # holds commits that reading it so would leave out.
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise BadInput(f"database {self.path} has changes in {wal.name} that only a "
+                           "writable folder can read; copy both files to one probe can "
+                           "write to.")
+        return sqlite3.connect(uri + "?immutable=1", uri=True, timeout=30,
+                               check_same_thread=False)
 
     def _applied(self) -> set[str]:
         return {r[0] for r in self.db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
