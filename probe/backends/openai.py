@@ -21,8 +21,8 @@ from probe.backends.http import Aborted, Transport, redact, retry_after
 from probe.backends.openai_replies import completion_texts
 from probe.backends.throttle import LOOK_S, Stalled, Throttle, Unwanted
 from probe.errors import BadInput, RunFailed
-from probe.limits import (MAX_CONCURRENCY, MAX_N_PER_REQUEST, MAX_RETRIES, MAX_RETRY_AFTER_S,
-                          REQUEST_TIMEOUT_S, RETRY_BUDGET_S)
+from probe.limits import (MAX_CONCURRENCY, MAX_JSON_DEPTH, MAX_N_PER_REQUEST, MAX_RETRIES,
+                          MAX_RETRY_AFTER_S, REQUEST_TIMEOUT_S, RETRY_BUDGET_S)
 from probe.prompting import BRACES_REGEX, PromptStyle
 from probe.run_settings import DEFAULT_CONCURRENCY
 
@@ -201,6 +201,11 @@ class OpenAIBackend(Backend):
             raise RunFailed(f"server at {self.base_url} answered HTTP {code}: {detail}")
 
     def _json(self, body: bytes, path: str):
+        from probe.jsonl import too_deep
+
+        if too_deep(body):
+            raise RunFailed(f"server at {self.base_url} answered {path} with JSON nested "
+                            f"more than {MAX_JSON_DEPTH} deep.")
         try:
             return json.loads(body.decode("utf-8"))
         except (ValueError, RecursionError):     # also bad UTF-8, huge numbers, deep nesting
