@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from screens.markup import escape
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,6 +21,7 @@ from probe.family_folder import FamilyFolder
 from probe.metrics import LABEL_TEXT
 from probe.paths import families_dir
 from probe.runner import RunSettings
+from probe.terminal import marked
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
 from screens.fit import fit_line
@@ -41,8 +43,15 @@ def prompt_cell(prompts: list[str]):
 
     def cell(text: str) -> Text:
         shown = "…" + text[cut:] if cut and text.startswith(common) else text
-        return Text(shown, overflow="ellipsis")      # a cut prompt ends in …
+        return drawn(shown, overflow="ellipsis")     # a cut prompt ends in …
     return cell
+
+
+def drawn(text: str, **style) -> Text:
+    """A cell of text from a file or the database, its controls and invisible characters
+    as the one-cell marks the terminal-safe filter draws (Rich would drop a BEL): measured
+    as drawn, the columns stay aligned."""
+    return Text(marked(text), **style)
 
 
 class HomeScreen(PooledColumn, Screen):
@@ -116,7 +125,7 @@ class HomeScreen(PooledColumn, Screen):
             self.refresh_families()
             return
         app = self.app
-        longest = max((len(f.name) for f in app.families.values()), default=6)
+        longest = max((cell_len(marked(f.name)) for f in app.families.values()), default=6)
         flexible = {k: w for k, w in (("prompt", 1.3), ("others", 1.0)) if k in self.columns}
         narrow = "others" not in self.columns
         fixed = {"family": min(max(longest, 6) + 1, 16 if narrow else 24), "framings": 8,
@@ -163,7 +172,7 @@ class HomeScreen(PooledColumn, Screen):
             last = labels.get((name, app.model_display))
             here = f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—"
             return {"label": here, "pooled": self.pooled_cell(name),
-                    "others": Text(" · ".join(by_family.get(name, [])), style="dim")}
+                    "others": drawn(" · ".join(by_family.get(name, [])), style="dim")}
 
         def add(key: str, **cells) -> None:
             table.add_row(*[cells.get(c, "") for c in self.columns], key=key)
@@ -175,11 +184,11 @@ class HomeScreen(PooledColumn, Screen):
         for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
-                add(str(path), family=Text(path.stem), framings="—",
-                    prompt=Text(str(fam), style="red", overflow="ellipsis"))
+                add(str(path), family=drawn(path.stem), framings="—",
+                    prompt=drawn(str(fam), style="red", overflow="ellipsis"))
                 continue
             app.families[str(path)] = fam
-            add(str(path), family=Text(fam.name), framings=str(len(fam.framings)),
+            add(str(path), family=drawn(fam.name), framings=str(len(fam.framings)),
                 prompt=prompt(fam.direct), **label_cells(fam.name))
             rows[fam.name] = str(path)
         for name in app.store.family_names():
@@ -189,7 +198,7 @@ class HomeScreen(PooledColumn, Screen):
                 if fam:
                     key = f"db:{name}"
                     app.families[key] = fam
-                    add(key, family=Text(name) + Text(" (db)", style="dim"),
+                    add(key, family=drawn(name) + Text(" (db)", style="dim"),
                         framings=str(len(fam.framings)), prompt=prompt(fam.direct),
                         **label_cells(name))
                     rows[name] = key

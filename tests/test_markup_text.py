@@ -15,6 +15,7 @@ from textual.widgets import Static
 from probe import family as fam_mod
 from probe.backends.fake import FakeBackend
 from probe.runner import Runner, RunSettings
+from probe.terminal import marked
 from screens.app import make_app
 from screens.fit import shorten
 from screens.markup import escape
@@ -37,7 +38,7 @@ def test_escaped_text_reads_back_as_written_inside_any_markup():
         a, b = ("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
                 for _ in range(2))
         content = Content.from_markup(f"[b]{escape(a)}[/b] · [dim]{escape(b)}[/dim]")
-        assert content.plain.replace("\u034f", "") == f"{a} · {b}"
+        assert content.plain.replace("\u034f", "") == f"{marked(a)} · {marked(b)}"
 
 
 def test_a_cut_line_counts_cells_as_drawn():
@@ -105,5 +106,54 @@ def test_a_toast_shows_an_error_holding_tags_as_written(isolated):
             await pilot.pause(0.3)
             toasts = [t.render().plain for t in app.screen.query("Toast")]
             assert any(message in t for t in toasts), toasts
+
+    asyncio.run(go())
+
+
+def test_home_columns_line_up_when_names_and_questions_hold_controls(isolated):
+    """Controls and invisible characters are drawn as one-cell marks (␛, �); a column
+    measured without them would be pushed right by them on screen."""
+    from rich.cells import cell_len
+    from textual.widgets import DataTable
+
+    from screens.terminal_filter import TERMINAL_SAFE
+
+    rows = {"plain": "Name a random fruit.", "esc": "Name a \x1b[9J\x07 fruit\x1b[0m.",
+            "zero": "Name\u200b a\u200b\u200d random\ufeff fruit."}
+    for name, question in rows.items():
+        fam_mod.save(fam_mod.Family(name, question, ["Which fruit?", "Which one?", "Why?"]),
+                     isolated / "families" / f"{name}.toml")
+    app = make_app(db_path=isolated / "probe.db", autoload=False)
+
+    async def go():
+        async with app.run_test(size=(100, 20)) as pilot:
+            await pilot.pause(0.3)
+            table = app.screen.query_one("#families", DataTable)
+            labels, lines = [], []
+            for y in range(1, table.row_count + 1):          # row 0 is the header
+                strip = table.render_line(y)
+                shown = "".join(s.text for s in TERMINAL_SAFE.apply(list(strip), None))
+                labels.append(cell_len(shown[:shown.index("—")]))   # the label column
+                lines.append(shown)
+            assert len(labels) == 3 and len(set(labels)) == 1, lines
+            assert any("␛[9J␇ fruit" in line for line in lines), lines     # BEL shown
+
+    asyncio.run(go())
+
+
+def test_a_sample_shows_its_bell_and_backspace_as_marks(isolated):
+    from screens.dialogs import SampleDetail
+
+    app = make_app(db_path=isolated / "probe.db", autoload=False)
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            app.push_screen(SampleDetail("Reframing 1 \x07", [
+                ("raw response", "Apple\x07 [/b]\nthen\x08 Pear\\")]))
+            await pilot.pause(0.3)
+            shown = [w.render().plain.replace("\u034f", "")
+                     for w in app.screen.query(Static)]
+            assert "Reframing 1 ␇" in shown
+            assert "Apple␇ [/b]\nthen␈ Pear\\" in shown
 
     asyncio.run(go())
