@@ -31,6 +31,18 @@ def check_target(path: Path, what: str = "file") -> None:
         raise BadInput(f"{path}: is not a regular file; probe will not write to it.")
 
 
+def check_folder(folder: Path) -> None:
+    """What ``ensure_folder`` would refuse, said before any work, creating nothing."""
+    check_followable(folder)
+    for above in [folder, *folder.parents]:
+        if above.exists():
+            if not above.is_dir():
+                raise BadInput(f"{folder}: is a file, not a folder." if above == folder else
+                               f"{folder}: a part of this path ({above}) is a file, not a "
+                               "folder.")
+            return
+
+
 def ensure_folder(folder: Path) -> None:
     """Create ``folder`` (and parents) or say in one sentence why not."""
     check_followable(folder)

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from probe import __version__
-from probe.cli_guard import check_text_params, model_name, run_main
+from probe.cli_guard import check_text_params, model_name, plain_phrase, run_main
 from probe.cli_options import (REFERENCE_HELP, RunOptions, SamplingOptions, click_options,
                                from_params)
 from probe.errors import BadInput, ProbeError
@@ -79,7 +79,10 @@ def _db_option(f):
 
 
 @click.group(cls=_Group, invoke_without_command=True,
-             context_settings={"help_option_names": ["-h", "--help"]})
+             # color: click would strip what looks like an ANSI sequence from text it
+             # prints to a pipe ("x\x1b[2J.gguf" listed as "x.gguf", a path that does not
+             # exist); probe's own filter shows every control character instead.
+             context_settings={"help_option_names": ["-h", "--help"], "color": True})
 @click.version_option(__version__, prog_name="probe")
 @click.option("--model", default=None, callback=model_name,
               help="With no command: the app's model.")
@@ -207,7 +210,7 @@ def run(**params) -> None:
               help="How many reframings to draft.")
 @click.option("--name", default=None,
               help="Family name (default: the category; a taken one gets a number).")
-@click.option("--category", default=None, metavar="PHRASE",
+@click.option("--category", default=None, metavar="PHRASE", callback=plain_phrase,
               help="The kind of answer asked for, when probe cannot read it from QUESTION "
                    "(e.g. \"popular butterfly\").")
 @click.option("--run", "run_it", is_flag=True,

@@ -289,8 +289,8 @@ def load(path: str | Path) -> Family:
         digits = re.search(r"\d{4301,}", text)
         if digits:
             line = text.count("\n", 0, digits.start()) + 1
-            raise BadInput(f"{path}, line {line}: an integer with more than 4300 digits.") \
-                from None
+            raise BadInput(f"{path}, line {line}: an integer has more than {MAX_INT_DIGITS} "
+                           "digits.") from None
         raise BadInput(f"{path}: invalid TOML: {shown(str(exc), 120)}.") from None
     _check_shape(data, str(path))
     family = validate(data, str(path), text, default_name=path.stem)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from probe.errors import BadInput
-from probe.limits import MAX_INPUT_BYTES, MAX_INPUT_LINES, MAX_JSON_DEPTH, MAX_LINE_BYTES
+from probe.limits import (MAX_INPUT_BYTES, MAX_INPUT_LINES, MAX_INT_DIGITS, MAX_JSON_DEPTH,
+                          MAX_LINE_BYTES)
 from probe.reading import clean_text, open_regular, shown
 
 CHUNK = 1 << 20
@@ -155,8 +156,9 @@ def iter_objects(path: str | Path, what: str = "file",
                     from None
             except RecursionError:
                 raise BadInput(f"{path}, line {lineno}: JSON nested too deeply.") from None
-            except ValueError:            # e.g. an integer of thousands of digits
-                raise BadInput(f"{path}, line {lineno}: a number is too long.") from None
+            except ValueError:            # an integer of thousands of digits
+                raise BadInput(f"{path}, line {lineno}: an integer has more than "
+                               f"{MAX_INT_DIGITS} digits.") from None
             if not isinstance(obj, dict):
                 raise BadInput(f"{path}, line {lineno}: expected a JSON object.")
             if b"\\u" in line:            # an escape may be a lone surrogate

@@ -20,7 +20,8 @@ from typing import Iterable, Iterator
 from sqlite_utils import Database
 
 from probe.dbhealth import (SQLITE_MAGIC, check_file, check_result, check_schema,  # noqa: F401
-                            check_types, db_error, is_row_id, stored_json, writable)
+                            check_stored_json, check_types, db_error, is_row_id, stored_json,
+                            writable)
 from probe.errors import BadInput
 from probe.family import Family
 from probe.paths import check_followable
@@ -125,6 +126,11 @@ class Store:
                 check_schema(conn, self.path, self._applied())
         except sqlite3.Error as exc:
             raise db_error(exc, self.path, writing=False) from None
+        except _migrations.Unrecorded as exc:
+            raise BadInput(f"database {self.path} already has what migration {exc.name} "
+                           f"adds ({exc.why}), yet {MIGRATIONS_TABLE} does not record it: "
+                           "it was half-migrated or edited by hand; it was left "
+                           "untouched.") from None
 
     def _connect_read_only(self) -> sqlite3.Connection:
         uri = "file:" + urllib.parse.quote(str(self.path.resolve()))
@@ -167,8 +173,10 @@ class Store:
             if newer:
                 raise BadInput(f"database {self.path} was written by a newer probe "
                                f"(migration {sorted(newer)[-1]}); upgrade probe to use it.")
-            # Tables dropped or altered by hand: say so before anything is written.
+            # Tables dropped or altered by hand, or damaged JSON in them: say so before
+            # anything is written.
             check_schema(self.db.conn, self.path, stored)
+            check_stored_json(self.db.conn, self.path)
 
     def close(self) -> None:
         self.db.conn.close()
