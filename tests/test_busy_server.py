@@ -112,3 +112,22 @@ def test_a_failed_run_stops_its_other_requests_and_ends(serve, isolated):
     seen = asked()
     time.sleep(1.5)
     assert asked() == seen                     # nothing more was sent for it
+
+
+def test_a_busy_spell_that_failed_one_draw_is_not_held_against_the_next(serve):
+    """The app keeps one backend for many runs: a server that was busy for a whole budget
+    and then recovers serves the next run."""
+    busy = {"on": True}
+
+    def script(path, seen):
+        if path.endswith("/models"):
+            return _reply(200, MODELS)
+        return _reply(503, b"busy") if busy["on"] else _reply(200, GOOD)
+    server = serve(script)
+    backend = OpenAIBackend(server.url, "m", chat=False, concurrency=4, retry_budget=1.0)
+    backend.load()
+    _many_requests(backend, 4)
+    busy["on"] = False
+    style = style_for("Choose a random fruit.", False, True, 0, None)
+    got = list(backend.sample_each(["Which fruit?", "Which one?"], style, Sampling(), [1, 2]))
+    assert [c.text for c in got] == ["Monarch", "Monarch"]

@@ -177,6 +177,9 @@ class OpenAIBackend(Backend):
                 raise RunFailed("the run this request was for has ended")
             await asyncio.sleep(min(left, LOOK_S))
 
+    async def _fresh_budget(self) -> None:
+        self._throttle.busy_since = None      # on the loop, where the throttle lives
+
     def _pool(self, window: int) -> Throttle:
         if self._throttle is None:
             self._throttle = Throttle(window, self.retry_budget)
@@ -292,6 +295,10 @@ class OpenAIBackend(Backend):
         from probe.backends.openai_draws import DrawFeeder
 
         window = max(1, min(window or self.concurrency, MAX_CONCURRENCY))
+        if self._throttle is not None:
+            # A busy spell that failed earlier runs is not held against these: the server
+            # gets a fresh budget (the app keeps one backend for many runs).
+            self.http.call(self._fresh_budget())
         yield from DrawFeeder(self, window).run(draws)
 
     def sample_many(self, prompt: str, k: int, style: PromptStyle, sampling: Sampling,
