@@ -10,10 +10,12 @@ import tempfile
 from pathlib import Path
 
 from probe.errors import BadInput
+from probe.paths import check_followable
 
 
 def check_target(path: Path, what: str = "file") -> None:
     """Refuse to replace a link or anything that is not a regular file."""
+    check_followable(path.parent)
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -21,6 +23,7 @@ def check_target(path: Path, what: str = "file") -> None:
     except NotADirectoryError:
         raise BadInput(f"{path}: a part of this path is a file, not a folder.") from None
     if stat.S_ISLNK(st.st_mode):
+        check_followable(path)
         raise BadInput(f"{path}: is a symbolic link; probe does not write through links.")
     if stat.S_ISDIR(st.st_mode):
         raise BadInput(f"{path}: is a folder, not a {what}.")
@@ -28,8 +31,21 @@ def check_target(path: Path, what: str = "file") -> None:
         raise BadInput(f"{path}: is not a regular file; probe will not write to it.")
 
 
+def check_folder(folder: Path) -> None:
+    """What ``ensure_folder`` would refuse, said before any work, creating nothing."""
+    check_followable(folder)
+    for above in [folder, *folder.parents]:
+        if above.exists():
+            if not above.is_dir():
+                raise BadInput(f"{folder}: is a file, not a folder." if above == folder else
+                               f"{folder}: a part of this path ({above}) is a file, not a "
+                               "folder.")
+            return
+
+
 def ensure_folder(folder: Path) -> None:
     """Create ``folder`` (and parents) or say in one sentence why not."""
+    check_followable(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:

@@ -19,6 +19,7 @@ from probe.backends.base import Backend
 from probe.errors import BadInput, ProbeError
 from probe.events import Outcome
 from probe.metrics import DEEP, NON_BIAS, SHALLOW
+from probe.paths import check_followable, resolved
 from probe.pipeline import Pipeline
 from probe.reference import rescore_with
 from probe.run_settings import RunSettings
@@ -31,7 +32,7 @@ def expand_families(args: Sequence[str], families_dir: Path) -> list[Path]:
     """Family arguments: .toml files, folders of them, or names in the families folder."""
     out: list[Path] = []
     for arg in args:
-        p = Path(arg)
+        p = check_followable(Path(arg))
         if p.is_dir():
             found = sorted(p.glob("*.toml"))
             if not found:
@@ -44,6 +45,7 @@ def expand_families(args: Sequence[str], families_dir: Path) -> list[Path]:
         elif (families_dir / f"{arg}.toml").is_file():
             out.append(families_dir / f"{arg}.toml")
         else:
+            check_followable(families_dir / f"{arg}.toml")
             raise BadInput(f"no family file '{arg}' (looked for {p} and "
                            f"{families_dir / (arg + '.toml')}).")
     if not out:
@@ -51,8 +53,8 @@ def expand_families(args: Sequence[str], families_dir: Path) -> list[Path]:
     seen: set[Path] = set()
     unique = []
     for p in out:
-        if p.resolve() not in seen:
-            seen.add(p.resolve())
+        if resolved(p) not in seen:
+            seen.add(resolved(p))
             unique.append(p)
     return unique
 

@@ -3,6 +3,7 @@ the commands that need them, so ``probe --help`` answers at once."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -12,7 +13,7 @@ from pathlib import Path
 import click
 
 from probe import __version__
-from probe.cli_guard import check_text_params, model_name, run_main
+from probe.cli_guard import check_text_params, model_name, plain_phrase, run_main
 from probe.cli_options import (REFERENCE_HELP, RunOptions, SamplingOptions, click_options,
                                from_params)
 from probe.errors import BadInput, ProbeError
@@ -48,9 +49,27 @@ class _Group(click.Group):
             _fail(err)
         except sqlite3.Error as err:     # a database damaged in a way no check foresaw
             _fail(ProbeError(f"database error: {err}."))
+        except (RuntimeError, OSError) as err:
+            # A path no check foresaw that runs into a symbolic link loop: still the
+            # one sentence (probe.paths), never Python's "Symlink loop from …" traceback.
+            problem = _loop_in(err)
+            if problem is None:
+                raise
+            _fail(problem)
         except KeyboardInterrupt:
             click.echo("probe: interrupted.", err=True)
             sys.exit(130)
+
+
+def _loop_in(err: Exception) -> ProbeError | None:
+    from probe.paths import loop_error
+
+    if isinstance(err, OSError) and err.errno == errno.ELOOP and err.filename:
+        return loop_error(err.filename)
+    text = str(err)
+    if isinstance(err, RuntimeError) and text.startswith("Symlink loop from "):
+        return loop_error(text.removeprefix("Symlink loop from ").strip("'\""))
+    return None
 
 
 def _db_option(f):
@@ -60,7 +79,10 @@ def _db_option(f):
 
 
 @click.group(cls=_Group, invoke_without_command=True,
-             context_settings={"help_option_names": ["-h", "--help"]})
+             # color: click would strip what looks like an ANSI sequence from text it
+             # prints to a pipe ("x\x1b[2J.gguf" listed as "x.gguf", a path that does not
+             # exist); probe's own filter shows every control character instead.
+             context_settings={"help_option_names": ["-h", "--help"], "color": True})
 @click.version_option(__version__, prog_name="probe")
 @click.option("--model", default=None, callback=model_name,
               help="With no command: the app's model.")
@@ -188,7 +210,7 @@ def run(**params) -> None:
               help="How many reframings to draft.")
 @click.option("--name", default=None,
               help="Family name (default: the category; a taken one gets a number).")
-@click.option("--category", default=None, metavar="PHRASE",
+@click.option("--category", default=None, metavar="PHRASE", callback=plain_phrase,
               help="The kind of answer asked for, when probe cannot read it from QUESTION "
                    "(e.g. \"popular butterfly\").")
 @click.option("--run", "run_it", is_flag=True,
@@ -372,12 +394,20 @@ def report(out, models, formats, dpi, family, run_id, model_a, model_b, annotate
 def paths(db_path: str) -> None:
     """Where probe reads and writes: database, families, models, cache, the app's settings
     and its exports."""
-    from probe.paths import cache_dir, config_dir, exports_dir, families_dir, models_dir
+    from probe.paths import (cache_dir, config_dir, exports_dir, families_dir, loop_error,
+                             models_dir, resolved)
 
+    loops = []
     for name, value in (("database", db_path), ("families", families_dir()),
                         ("models", models_dir()), ("cache", cache_dir()),
                         ("config", config_dir()), ("exports", exports_dir())):
-        click.echo(f"{name:<9} {Path(value).resolve()}")
+        problem = loop_error(value)
+        # Every location is listed; one that loops is named as such, then said once.
+        click.echo(f"{name:<9} {Path(value).absolute()}  (a symbolic link loop)" if problem
+                   else f"{name:<9} {resolved(value)}")
+        loops += [problem] if problem else []
+    if loops:
+        raise loops[0]
 
 
 def main() -> None:

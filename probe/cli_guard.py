@@ -97,16 +97,16 @@ def _main(cli) -> int | str | None:
         # A folder given for a file, a value out of range: one sentence, like every other
         # bad input, not four lines of usage.
         message = err.format_message()
-        click.echo(f"probe: {message[:1].lower()}{message[1:]}", err=True)
+        click.echo(f"probe: {message[:1].lower()}{message[1:]}", err=True, color=True)
         return 2
     except click.ClickException as err:
         err.show()                      # an unknown option or command: usage helps there
         return err.exit_code
     except click.Abort:
-        click.echo("Aborted!", err=True)
+        click.echo("Aborted!", err=True, color=True)
         return 1
     except ProbeError as err:           # a check of the group's own options
-        click.echo(f"probe: {err}", err=True)
+        click.echo(f"probe: {err}", err=True, color=True)
         return err.exit_code
     return 0
 
@@ -133,18 +133,26 @@ def check_text_params(ctx: click.Context) -> None:
                            "UTF-8.")
 
 
-def model_name(ctx, param, value):
-    """A click callback: a model name holds no control, bidi or format character (it
-    would be stored with the run and shown wherever the run is)."""
-    for item in value if isinstance(value, tuple) else (value,):
-        # Bytes the locale could not decode are check_text_params's to name.
-        found = first_unsafe(item) if isinstance(item, str) and not _not_text(item) else None
-        if found:
-            where, escaped = found
-            raise click.BadParameter(f"holds a control or invisible character ({escaped} at "
-                                     f"position {where + 1}); give a name without one.",
-                                     ctx, param)
-    return value
+def _plain(what: str):
+    def callback(ctx, param, value):
+        for item in value if isinstance(value, tuple) else (value,):
+            # Bytes the locale could not decode are check_text_params's to name.
+            found = first_unsafe(item) if isinstance(item, str) and not _not_text(item) \
+                else None
+            if found:
+                where, escaped = found
+                raise click.BadParameter(f"holds a control or invisible character ({escaped} "
+                                         f"at position {where + 1}); give {what} without "
+                                         "one.", ctx, param)
+        return value
+    return callback
+
+
+# Click callbacks: a model name (stored with the run and shown wherever the run is) and a
+# category (written into every drafted framing, so sent to the model) hold no control, bidi
+# or format character.
+model_name = _plain("a name")
+plain_phrase = _plain("a phrase")
 
 
 def positive_seconds(ctx, param, value):

@@ -17,6 +17,7 @@ from pathlib import Path
 from probe import family as fam_mod
 from probe.errors import BadInput
 from probe.jsonl import iter_objects
+from probe.paths import check_followable
 
 _MAX_INDEX = 2 ** 31
 _SLUG_DROP = {"choose", "a", "an", "the", "random", "of"}
@@ -120,12 +121,18 @@ def _read_framings(path: Path) -> dict[str, list[tuple[int, str, str]]]:
     return by_id
 
 
-def _out_dir(out: Path) -> None:
+def _check_out(out: Path) -> None:
+    """Checked before the inputs are read: a bad --out costs nothing."""
+    check_followable(out)
     for parent in [out, *out.parents]:
         if parent.exists():
             if not parent.is_dir():
                 raise BadInput(f"--out {out}: {parent} is a file, not a folder.")
             break
+
+
+def _out_dir(out: Path) -> None:
+    _check_out(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -134,6 +141,7 @@ def _out_dir(out: Path) -> None:
 
 def import_dataset(prompts: Path, framings: Path, out: Path) -> ImportReport:
     """One family file per prompt id, framings in framing_idx order with their numbers kept."""
+    _check_out(out)
     prompt_rows = _read_prompts(prompts)
     framing_rows = _read_framings(framings)
     report = ImportReport()

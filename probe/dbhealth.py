@@ -74,6 +74,30 @@ def check_schema(conn: sqlite3.Connection, path, applied: set[str]) -> None:
                            f"'{missing[0]}'; it was left untouched.")
 
 
+# JSON columns every reader needs whole: (table, column, the JSON type it holds).
+STORED_JSON = (("runs", "settings", "object"), ("batches", "settings", "object"),
+               ("batches", "families", "array"), ("families", "framings", "array"),
+               ("families", "answers", "object"))
+
+
+def check_stored_json(conn: sqlite3.Connection, path) -> None:
+    """BadInput naming the first row whose stored JSON is damaged (a hand edit, a planted
+    value): said when the database opens, by every command alike, before anything is
+    written. One query per column, in SQLite's own JSON reader: ~30 ms per 100,000 runs."""
+    tables = set(_tables(conn))
+    for table, column, kind in STORED_JSON:
+        if table not in tables or column not in _columns(conn, table):
+            continue                       # check_schema names a missing one
+        bad = conn.execute(
+            f"SELECT rowid FROM {table} WHERE {column} IS NOT NULL AND CASE WHEN "
+            f"json_valid({column}) THEN json_type({column}) != ? ELSE 1 END LIMIT 1",
+            [kind]).fetchone()
+        if bad:
+            what = {"runs": "run", "batches": "batch", "families": "family"}[table]
+            raise BadInput(f"database {path} is damaged: {what} {bad[0]}'s stored {column} "
+                           f"are not a JSON {kind}; it was left untouched.")
+
+
 class RefusedWrite(RunFailed, sqlite3.IntegrityError):
     """The database refused a write (a constraint or a trigger): one sentence for the
     user, still an ``IntegrityError`` for code that expects one (a duplicate sample)."""

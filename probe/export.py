@@ -22,6 +22,7 @@ from probe.atomic import ensure_folder, write_atomic
 from probe.errors import BadInput
 from probe.family import Family
 from probe.matching import extract, normalise
+from probe.paths import resolved
 from probe.reference import rescore_with
 from probe.scoring import Response, Scored
 from probe.settings_view import typed
@@ -191,13 +192,13 @@ def lines(records: list[dict]) -> Iterator[str]:
 
 def protected_paths(db_path: str | Path) -> set[Path]:
     """The database and its journal files: an export must never write over them."""
-    db = Path(db_path).resolve()
+    db = resolved(db_path)
     return {db, *(db.with_name(db.name + suffix) for suffix in ("-wal", "-shm", "-journal"))}
 
 
 def refuse_database(target: Path, db_path: str | Path) -> None:
     """Checked before the database is even opened, so a refused export changes nothing."""
-    real = target.resolve()
+    real = resolved(target)
     if real in protected_paths(db_path) or (
             real.exists() and Path(db_path).exists() and os.path.samefile(real, db_path)):
         raise BadInput(f"--out {target}: is the database itself; choose another file.")
@@ -205,7 +206,7 @@ def refuse_database(target: Path, db_path: str | Path) -> None:
 
 def check_target(target: Path, db_path: str | Path) -> None:
     refuse_database(target, db_path)
-    real = target.resolve()
+    real = resolved(target)
     parent = real.parent
     if not parent.is_dir():
         broken = next((p for p in [parent, *parent.parents] if p.exists()), None)

@@ -12,10 +12,12 @@ from pathlib import Path
 
 from probe.atomic import write_atomic
 from probe.errors import BadInput
+from probe.paths import check_followable, resolved
 from probe.reading import read_text, shown
-from probe.terminal import UNSAFE
+from probe.textfold import INVISIBLE, fold, is_blank
 from probe.toml_lines import array_item_lines, where
-from probe.limits import MAX_FAMILY_BYTES, MAX_INT_DIGITS, MAX_TOML_DEPTH
+from probe.limits import (MAX_ALIASES, MAX_ALIASES_PER_ANSWER, MAX_FAMILY_BYTES,
+                          MAX_INT_DIGITS, MAX_TOML_DEPTH)
 from probe.provenance import Drafted, read_drafted
 
 ALLOWED_KEYS = ("name", "direct", "framings", "answers", "id", "framing_idx", "drafted")
@@ -112,17 +114,8 @@ class Family:
 
 
 def framing_key(text: str) -> str:
-    """The form two framings are compared in: NFKC (fullwidth letters, ligatures, composed
-    accents), invisible format and control characters removed (zero-width space and
-    joiner, U+FEFF, bidi marks), casefolded, runs of spaces as one. Two framings with one
-    key read the same to a reader: one scenario, sampled twice."""
-    text = " ".join(text.split())           # every kind of space and line break as one
-    if UNSAFE.search(text):
-        text = UNSAFE.sub("", text)          # what is left of controls, and format characters
-    if text.isascii():                       # NFKC changes no ASCII: the common case, fast
-        return " ".join(text.split()).lower()
-    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-    return " ".join(text.split())
+    """The folded form framings and aliases are compared in (probe.textfold.fold)."""
+    return fold(text)
 
 
 def _duplicate(source: str, text: str | None, first: int, second: int,
@@ -161,8 +154,9 @@ def validate(data: dict, source: str = "family", text: str | None = None,
         raise BadInput(f"{source}: missing 'direct' (the direct question).")
     if not isinstance(direct, str):
         raise BadInput(f"{where(source, text, 'direct')}: 'direct' must be a string.")
-    if not direct.strip():
-        raise BadInput(f"{where(source, text, 'direct')}: 'direct' is empty.")
+    if is_blank(direct):
+        raise BadInput(f"{where(source, text, 'direct')}: 'direct' is empty (nothing in it "
+                       "shows).")
     if len(direct) > MAX_PROMPT_CHARS:
         raise BadInput(f"{where(source, text, 'direct')}: 'direct' is longer than "
                        f"{MAX_PROMPT_CHARS} characters.")
@@ -189,7 +183,7 @@ def validate(data: dict, source: str = "family", text: str | None = None,
         if not isinstance(item, str):
             raise BadInput(f"{where(source, text, 'framings')}: {called(i)} must be a string, "
                            f"not {type(item).__name__}.")
-        if not item.strip():
+        if is_blank(item):
             raise BadInput(f"{where(source, text, 'framings')}: {called(i)} is empty.")
         if len(item) > MAX_PROMPT_CHARS:
             raise BadInput(f"{where(source, text, 'framings')}: {called(i)} is longer than "
@@ -211,10 +205,11 @@ def validate(data: dict, source: str = "family", text: str | None = None,
     if not isinstance(answers, dict):
         raise BadInput(f"{where(source, text, 'answers')}: 'answers' must be a table of "
                        "canonical answer = [aliases].")
+    _check_alias_counts(answers, source, text)
     clean_answers: dict[str, list[str]] = {}
     owner: dict[str, str] = {}
     for canonical, aliases in answers.items():
-        if not canonical.strip():
+        if is_blank(canonical):
             raise BadInput(f"{where(source, text, 'answers')}: an answer name is empty.")
         if isinstance(aliases, str):
             aliases = [aliases]
@@ -223,11 +218,13 @@ def validate(data: dict, source: str = "family", text: str | None = None,
                            "must be a list of alias strings.")
         for alias in [canonical, *aliases]:
             k = framing_key(alias)
+            if not k:
+                continue                    # a blank alias is dropped below
             if k in owner and owner[k] != canonical:
                 raise BadInput(f"{where(source, text, canonical)}: '{shown(alias)}' is "
                                f"listed under both '{shown(owner[k])}' and '{shown(canonical)}'.")
             owner[k] = canonical
-        clean_answers[canonical] = [a.strip() for a in aliases if a.strip()]
+        clean_answers[canonical] = [a.strip() for a in aliases if not is_blank(a)]
     dataset_id = data.get("id")
     if dataset_id is not None and (not isinstance(dataset_id, str) or not dataset_id.strip()
                                    or len(dataset_id) > 200):
@@ -247,13 +244,34 @@ def validate(data: dict, source: str = "family", text: str | None = None,
                   dataset_id=dataset_id, framing_ids=framing_ids, drafted=drafted)
 
 
+def _check_alias_counts(answers: dict, source: str, text: str | None) -> None:
+    """Refuse an answers table too big to match against, before any of it is read."""
+    total = 0
+    for canonical, aliases in answers.items():
+        count = len(aliases) if isinstance(aliases, list) else 1
+        if count > MAX_ALIASES_PER_ANSWER:
+            raise BadInput(f"{where(source, text, canonical)}: answers.{shown(canonical)} "
+                           f"lists {count:,} aliases, more than the limit of "
+                           f"{MAX_ALIASES_PER_ANSWER:,} for one answer.")
+        total += 1 + count
+    if total > MAX_ALIASES:
+        raise BadInput(f"{where(source, text, 'answers')}: 'answers' holds {total:,} names "
+                       f"(answers and their aliases), more than the limit of "
+                       f"{MAX_ALIASES:,} in a family.")
+
+
+def _visibly(text: str) -> str:
+    """Invisible characters spelled out, so the name in the message shows them."""
+    return INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def check_name(name: str, source: str = "family") -> None:
     """A family name doubles as a file name, so it may not contain path syntax."""
-    if not _NAME_RE.match(name) or ".." in name:
+    if not _NAME_RE.match(name) or ".." in name or INVISIBLE.search(name):
         raise BadInput(
-            f"{source}: family name {shown(repr(name))} is not allowed; use letters (any "
-            "script), digits, spaces, '-', '_' or '.', at most 80 characters, not starting "
-            "with a dot."
+            f"{source}: family name {shown(_visibly(repr(name)))} is not allowed; use "
+            "letters (any script), digits, spaces, '-', '_' or '.', at most 80 characters, "
+            "not starting with a dot."
         )
 
 
@@ -271,8 +289,8 @@ def load(path: str | Path) -> Family:
         digits = re.search(r"\d{4301,}", text)
         if digits:
             line = text.count("\n", 0, digits.start()) + 1
-            raise BadInput(f"{path}, line {line}: an integer with more than 4300 digits.") \
-                from None
+            raise BadInput(f"{path}, line {line}: an integer has more than {MAX_INT_DIGITS} "
+                           "digits.") from None
         raise BadInput(f"{path}: invalid TOML: {shown(str(exc), 120)}.") from None
     _check_shape(data, str(path))
     family = validate(data, str(path), text, default_name=path.stem)
@@ -331,10 +349,10 @@ def save(family: Family, path: str | Path) -> Path:
 def path_for(name: str, families_dir: str | Path) -> Path:
     """Where family ``name`` lives inside ``families_dir``; never outside it."""
     check_name(name)
-    root = Path(families_dir).resolve()
+    root = resolved(families_dir)
     slug = re.sub(r"[^\w.\-]+", "-", unicodedata.normalize("NFC", name.strip())
                   ).strip("-.").lower() or "family"
-    target = (root / f"{slug}.toml").resolve()
+    target = resolved(root / f"{slug}.toml")
     if target.parent != root:
         raise BadInput(f"family name {shown(repr(name))} would be saved outside {root}.")
     return target
@@ -345,9 +363,10 @@ def resolve(spec: str | Path, families_dir: str | Path = "families") -> Family:
     p = Path(spec)
     if len(str(spec)) > 4096:
         raise BadInput(f"family '{shown(str(spec), 300)}' is not a file name.")
+    check_followable(p)
     if p.suffix == ".toml" or p.exists():
         return load(p)
-    candidate = Path(families_dir) / f"{spec}.toml"
+    candidate = check_followable(Path(check_followable(families_dir)) / f"{spec}.toml")
     if candidate.exists():
         return load(candidate)
     named = _by_name(str(spec), families_dir)

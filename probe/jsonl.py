@@ -16,11 +16,32 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from probe.errors import BadInput
-from probe.limits import MAX_INPUT_BYTES, MAX_INPUT_LINES, MAX_LINE_BYTES
+from probe.limits import (MAX_INPUT_BYTES, MAX_INPUT_LINES, MAX_INT_DIGITS, MAX_JSON_DEPTH,
+                          MAX_LINE_BYTES)
 from probe.reading import clean_text, open_regular, shown
 
 CHUNK = 1 << 20
 _NONBLANK = re.compile(rb"[^\s][^\n]*")
+# A JSON string (skipped whole: a bracket inside one is text) or a bracket.
+_NESTING = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def too_deep(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Does the JSON text ``raw`` nest arrays and objects more than ``limit`` deep? Read
+    before parsing (Python's parser goes some 990 deep before it gives up). A text with
+    no more brackets than ``limit`` cannot, and costs two counts: every real record."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    depth = 0
+    for m in _NESTING.finditer(raw):
+        token = m.group()
+        if token in (b"[", b"{"):
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return False
 
 
 def _raw_lines(path: Path, fh) -> Iterator[tuple[int, bytes]]:
@@ -117,6 +138,9 @@ def iter_objects(path: str | Path, what: str = "file",
                 text = line.decode("utf-8")
             except UnicodeDecodeError:
                 raise BadInput(f"{path}, line {lineno}: is not UTF-8 text.") from None
+            if too_deep(line):
+                raise BadInput(f"{path}, line {lineno}: JSON nested more than "
+                               f"{MAX_JSON_DEPTH} deep.")
             try:
                 obj = json.loads(text)
                 # Each key ends in '"' then ':'; when the line has as many of those as the
@@ -132,8 +156,9 @@ def iter_objects(path: str | Path, what: str = "file",
                     from None
             except RecursionError:
                 raise BadInput(f"{path}, line {lineno}: JSON nested too deeply.") from None
-            except ValueError:            # e.g. an integer of thousands of digits
-                raise BadInput(f"{path}, line {lineno}: a number is too long.") from None
+            except ValueError:            # an integer of thousands of digits
+                raise BadInput(f"{path}, line {lineno}: an integer has more than "
+                               f"{MAX_INT_DIGITS} digits.") from None
             if not isinstance(obj, dict):
                 raise BadInput(f"{path}, line {lineno}: expected a JSON object.")
             if b"\\u" in line:            # an escape may be a lone surrogate

@@ -25,6 +25,14 @@ each row is read, so a file of ten million identical lines is refused at once.""
 MAX_FAMILY_BYTES = 16 << 20
 """A family TOML file: 1,000 framings of 4,000 characters fit, even in a 3-byte script."""
 
+MAX_ALIASES = 10_000
+"""Names in a family's ``answers`` table, the canonical answers and their aliases together:
+the matcher reads each one (about half a millisecond), so 10,000 cost seconds and the
+1.6 million a 16 MiB file can hold cost ten minutes. Real families list a few hundred."""
+
+MAX_ALIASES_PER_ANSWER = 1_000
+"""Aliases listed under one canonical answer."""
+
 MAX_SYSTEM_PROMPT_BYTES = 64 << 10
 """A ``--system`` prompt file."""
 

@@ -6,6 +6,7 @@ that added migrations independently apply cleanly in any order.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from typing import Callable
 
@@ -192,6 +193,16 @@ MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
 ]
 
 
+class Unrecorded(Exception):
+    """A migration not recorded as applied whose changes are already there (a column or
+    table it adds exists): a half-migrated or hand-edited database."""
+
+    def __init__(self, name: str, why: str):
+        super().__init__(f"{name}: {why}")
+        self.name = name
+        self.why = why
+
+
 def migrate(db: Database) -> list[str]:
     """Apply the migrations not yet recorded; return the names applied."""
     db.execute(f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
@@ -209,7 +220,12 @@ def migrate(db: Database) -> list[str]:
             if name in done:
                 continue
             number = int(name.split("_", 1)[0])
-            fn(db)
+            try:
+                fn(db)
+            except sqlite3.OperationalError as exc:
+                if "duplicate column" in str(exc) or "already exists" in str(exc):
+                    raise Unrecorded(name, str(exc)) from None
+                raise
             db.execute(f"INSERT INTO {MIGRATIONS_TABLE} (id, name, applied_at) VALUES (?, ?, ?)",
                        [number, name, time.time()])
             applied.append(name)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from probe.errors import BadInput
 from probe.limits import MAX_KEY_ECHO_CHARS
+from probe.paths import loop_error
 
 
 def shown(value: object, limit: int = MAX_KEY_ECHO_CHARS) -> str:
@@ -29,7 +30,8 @@ def check_regular(path: Path, what: str = "file") -> None:
     except NotADirectoryError:
         raise BadInput(f"{path}: no such {what} (a part of the path is a file).") from None
     except OSError as exc:
-        raise BadInput(f"{path}: cannot be read ({exc.strerror}).") from None
+        raise (loop_error(path) or BadInput(f"{path}: cannot be read ({exc.strerror}).")
+               ) from None
     if stat.S_ISDIR(st.st_mode):
         raise BadInput(f"{path}: is a folder, not a {what}.")
     if not stat.S_ISREG(st.st_mode):

@@ -20,9 +20,11 @@ from typing import Iterable, Iterator
 from sqlite_utils import Database
 
 from probe.dbhealth import (SQLITE_MAGIC, check_file, check_result, check_schema,  # noqa: F401
-                            check_types, db_error, is_row_id, stored_json, writable)
+                            check_stored_json, check_types, db_error, is_row_id, stored_json,
+                            writable)
 from probe.errors import BadInput
 from probe.family import Family
+from probe.paths import check_followable
 from probe.provenance import from_stored
 from probe.reading import clean_text
 from probe import migrations as _migrations
@@ -80,6 +82,8 @@ class Store:
         missing database rather than leaving a new empty one behind."""
         self.path = Path(path) if path is not None else default_db_path()
         memory = str(self.path) == ":memory:"
+        if not memory:
+            check_followable(self.path)
         if must_exist and not memory and not self.path.exists():
             raise BadInput(f"no database at {self.path}: nothing has been run or scored "
                            "there yet.")
@@ -97,8 +101,7 @@ class Store:
             raise BadInput(f"database folder {self.path.parent} is not writable.")
         try:
             if self.read_only:
-                uri = "file:" + urllib.parse.quote(str(self.path.resolve())) + "?mode=ro"
-                conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+                conn = self._connect_read_only()
             else:
                 conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
             self.db = Database(conn)
@@ -124,6 +127,33 @@ class Store:
                 check_schema(conn, self.path, self._applied())
         except sqlite3.Error as exc:
             raise db_error(exc, self.path, writing=False) from None
+        except _migrations.Unrecorded as exc:
+            raise BadInput(f"database {self.path} already has what migration {exc.name} "
+                           f"adds ({exc.why}), yet {MIGRATIONS_TABLE} does not record it: "
+                           "it was half-migrated or edited by hand; it was left "
+                           "untouched.") from None
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        uri = "file:" + urllib.parse.quote(str(self.path.resolve()))
+        conn = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30, check_same_thread=False)
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if "unable to open" not in str(exc):
+                raise
+        # A WAL database in a folder probe cannot write (a read-only mount, an immutable
+        # folder): SQLite cannot create the -shm index it reads through. Nothing can be
+        # writing it either, so it is read as an immutable file, unless a -wal left there
+        # holds commits that reading it so would leave out.
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise BadInput(f"database {self.path} has changes in {wal.name} that only a "
+                           "writable folder can read; copy both files to one probe can "
+                           "write to.")
+        return sqlite3.connect(uri + "?immutable=1", uri=True, timeout=30,
+                               check_same_thread=False)
 
     def _applied(self) -> set[str]:
         return {r[0] for r in self.db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
@@ -144,8 +174,10 @@ class Store:
             if newer:
                 raise BadInput(f"database {self.path} was written by a newer probe "
                                f"(migration {sorted(newer)[-1]}); upgrade probe to use it.")
-            # Tables dropped or altered by hand: say so before anything is written.
+            # Tables dropped or altered by hand, or damaged JSON in them: say so before
+            # anything is written.
             check_schema(self.db.conn, self.path, stored)
+            check_stored_json(self.db.conn, self.path)
 
     def close(self) -> None:
         self.db.conn.close()

@@ -19,9 +19,10 @@ from typing import Callable, Iterator, Sequence
 from probe.errors import BadInput
 from probe.family import Family
 from probe.jsonl import iter_objects
-from probe.limits import MAX_RESPONSE_CHARS, MAX_SCORE_SAMPLES
+from probe.limits import MAX_INT_DIGITS, MAX_RESPONSE_CHARS, MAX_SCORE_SAMPLES
 from probe.matching import Match, cluster_counted
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
+from probe.paths import resolved
 from probe.reading import clean_text
 from probe.scoring import Response, score_matches
 
@@ -69,8 +70,13 @@ def _index(obj: dict, key: str, where: str) -> int:
     value = obj.get(key)
     if value is None:
         return _NONE
-    if type(value) is not int or not 0 <= value < 2 ** 31:
+    if type(value) is not int or value < 0:
         raise BadInput(f"{where}: '{key}' must be an integer (0 or more).")
+    if value >= 10 ** MAX_INT_DIGITS:
+        raise BadInput(f"{where}: '{key}' has more than {MAX_INT_DIGITS} digits.")
+    if value >= 2 ** 31:
+        raise BadInput(f"{where}: '{key}' is {value}, more than the largest index, "
+                       f"{2 ** 31 - 1:,}.")
     return value
 
 
@@ -83,7 +89,7 @@ def read_groups(paths: Sequence[str | Path], progress: Progress | None = None
     rows = 0
     shown_at = time.monotonic()
     for number, path in enumerate(map(Path, paths)):
-        real = path.resolve()
+        real = resolved(path)
         if real in seen:
             raise BadInput(f"{path}: is given twice (as {seen[real]}); its samples would "
                            "count twice.")

@@ -54,10 +54,12 @@ def _mark(match: re.Match) -> str:
     return "\ufffd"
 
 
-def marked(text: str) -> str:
-    """``text`` with each unsafe character (newlines and tabs too) as a one-cell mark:
-    what the app draws, where a six-character escape would break the layout."""
-    return UNSAFE.sub(_mark, text) if UNSAFE.search(text) else text
+def marked(text: str, keep_lines: bool = False) -> str:
+    """``text`` with each unsafe character (newlines and tabs too, unless ``keep_lines``)
+    as a one-cell mark: what the app draws, where a six-character escape would break the
+    layout. One character for one, so styles laid over the text still fit it."""
+    pattern = _UNSAFE_IN_TEXT if keep_lines else UNSAFE
+    return pattern.sub(_mark, text) if pattern.search(text) else text
 
 
 def has_unsafe(text: str) -> bool:

@@ -4,7 +4,7 @@ the core's (``probe.services.apply_answer_edit``)."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from screens.markup import escape
 
 from probe import family as fam_mod
 from probe.errors import ProbeError

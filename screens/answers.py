@@ -3,7 +3,7 @@ merge and split, each said in words and confirmed before it happens."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from screens.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -107,7 +107,7 @@ class AnswersScreen(ModalScreen[None]):
         lines = [f"[b]{escape(group.name)}[/b] ({escape(group.counts_words)}) — surface forms "
                  "and why they joined:"]
         forms = group.forms
-        lines += [f"  {escape(form)}  [dim]{', '.join(sorted(reasons))}[/dim]"
+        lines += [f"  {escape(form)}  [dim]{escape(', '.join(sorted(reasons)))}[/dim]"
                   for form, reasons in forms.items()]
         detail.update("\n".join(lines))
 

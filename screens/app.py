@@ -4,16 +4,19 @@ screens do the rest."""
 from __future__ import annotations
 
 import os
+import sqlite3
+import sys
 from functools import partial
 from pathlib import Path
 
-from rich.markup import escape
+from screens.markup import escape
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from probe.report import counted
+from probe.dbhealth import db_error
 from probe.errors import ProbeError, describe
 from probe.preferences import load_run_settings, save_run_settings
 from probe.runner import RunSettings
@@ -54,6 +57,20 @@ class ProbeApp(App):
         # What the next runs use (s on Home), kept between sessions.
         self.run_settings, self.settings_notice = load_run_settings()
         self.pending_run = None               # a family to run once the model is ready
+        self.fatal: ProbeError | None = None  # what ended the app, said once it has quit
+
+    def _handle_exception(self, error: Exception) -> None:
+        # A damaged database (or any error probe can say in one sentence) met by a screen
+        # ends the app with that sentence and its exit code, never a traceback: the
+        # screen that met it cannot be drawn, and what is stored stays as it was.
+        problem = error if isinstance(error, ProbeError) else \
+            db_error(error, self.store.path, writing=False) \
+            if isinstance(error, sqlite3.Error) else None
+        if problem is None:
+            super()._handle_exception(error)
+            return
+        self.fatal = problem
+        self.exit(return_code=problem.exit_code)
 
     def get_line_filters(self):
         # Every line of every widget, on every screen and dialog, passes the terminal-safe
@@ -184,6 +201,9 @@ class ProbeApp(App):
         # The same message again replaces the one on screen: a key pressed ten times is one
         # toast, not a stack of ten. (Runs on the UI thread, like Textual's own handler.)
         new = event.notification
+        # A toast is plain text: what it says comes from errors, files and models (a
+        # "[/b]" in a family's name is shown, not read as a tag), and none needs markup.
+        new.markup = False
         for old in list(self._notifications):
             if old.message == new.message and old.title == new.title:
                 self._unnotify(old, refresh=False)
@@ -269,4 +289,11 @@ def make_app(**kwargs) -> ProbeApp:
 
 
 def run_app(model: str | None = None, db_path: str | None = None) -> None:
-    make_app(model=model, db_path=Path(db_path) if db_path else None).run()
+    """Run the app; what ended it early is raised once the terminal is restored, for the
+    command line to say in one sentence with its exit code."""
+    app = make_app(model=model, db_path=Path(db_path) if db_path else None)
+    app.run()
+    if app.fatal is not None:
+        raise app.fatal
+    if app.return_code:
+        sys.exit(app.return_code)

@@ -4,12 +4,11 @@ the numbers and whether the top answers are one answer."""
 
 from __future__ import annotations
 
-from rich.markup import escape
-
 from probe.analysis import compare_models, render_compare, top_answers_agree
 from probe.metrics import LABEL_TEXT
 from probe.settings_view import describe, differences, flat
 from probe.store import as_sampled
+from screens.markup import escape
 
 
 ALWAYS = ("model", "seed", "samples", "temperature", "mode", "rule")
@@ -65,7 +64,7 @@ def compare_text(store, a: tuple[int, int | None], b: tuple[int, int | None]) ->
             line = (f"[b yellow]{line}  ≠[/b yellow]" if diffs[key].matters else
                     f"[b]{line}[/b]")
         rows.append(line)
-    rows.append(f"{'ended':<14}{_ended(ra):<{col}}{_ended(rb):<{col}}")
+    rows.append(f"{'ended':<14}{escape(_ended(ra)):<{col}}{escape(_ended(rb)):<{col}}")
     for key, label in (("dr", "DR"), ("fr", "FR"), ("pi", "π")):
         rows.append(f"{label:<14}{res_a[key]:<{col}.2f}{res_b[key]:<{col}.2f}")
     rows.append(f"{'label':<14}{LABEL_TEXT[res_a['label']]:<{col}}"

@@ -3,7 +3,7 @@ details, and the run settings."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from screens.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding

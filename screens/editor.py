@@ -3,7 +3,7 @@ validated live with the same rules as the family loader."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from screens.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from rich.markup import escape
-from rich.text import Text
+from rich.cells import cell_len, set_cell_size
 
-
-def cells(markup: str) -> int:
-    return Text.from_markup(markup).cell_len
+from probe.terminal import marked
+from screens.markup import cells, escape
 
 
 def shorten(text: str, room: int) -> str:
-    """Plain ``text`` in at most ``room`` cells, ending in … when cut."""
-    if len(text) <= room:
+    """Plain ``text`` in at most ``room`` cells, ending in … when cut. Control and
+    invisible characters are counted as the one-cell marks the app draws them as (␛, �),
+    and a wide character as two cells, so the cut falls where the line really ends."""
+    text = marked(text)
+    if cell_len(text) <= room:
         return text
-    return text[:max(room - 1, 1)] + "…"
+    return set_cell_size(text, max(room - 1, 1)).rstrip(" ") + "…"
 
 
 def fit_parts(parts: list[tuple[int, str]], width: int, sep: str = "   "
@@ -40,3 +41,6 @@ def fit_line(parts: list[tuple[int, str]], width: int, sep: str = "   ") -> str:
 def plain(text: str) -> str:
     """Text from a model or a file, safe inside markup."""
     return escape(text)
+
+
+__all__ = ["cells", "fit_line", "fit_parts", "plain", "shorten"]

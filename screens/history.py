@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from rich.markup import escape
+from screens.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -162,10 +162,11 @@ class HistoryScreen(PooledView, Screen):
                 (r["n_direct"] or 0) + (r["n_framed"] or 0)
             add(row_key(r["id"]), run=str(r["id"]),
                 family=Text(r["family_name"], overflow="ellipsis"),
-                model=Text(r["model"], overflow="ellipsis"), ended=r["ending"] or r["status"],
+                model=Text(r["model"], overflow="ellipsis"),
+                ended=Text(r["ending"] or r["status"]),
                 samples=f"{used}/{planned}" if planned else str(used),
                 settings=Text(short_line(r["settings"], form=form), overflow="ellipsis"),
-                seed="—" if r["seed"] is None else str(r["seed"]),
+                seed="—" if r["seed"] is None else Text(str(r["seed"])),
                 label=LABEL_TEXT.get(first["label"], "—"), DR=fmt(first["dr"]),
                 FR=fmt(first["fr"]), **{"π": fmt(first["pi"]),
                                         "top answer": Text(first["top_answer"] or "—")},

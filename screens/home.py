@@ -4,7 +4,8 @@ settings."""
 from __future__ import annotations
 
 
-from rich.markup import escape
+from screens.markup import escape
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -18,6 +19,7 @@ from probe.family_folder import FamilyFolder
 from probe.metrics import LABEL_TEXT
 from probe.paths import families_dir
 from probe.runner import RunSettings
+from probe.terminal import marked
 from screens.charts import ChartsScreen
 from screens.dialogs import SettingsScreen
 from screens.home_lines import FamilyOnDisk, prompt_cell, settings_line
@@ -28,6 +30,14 @@ from screens.tables import RowTable, cursor_key, fit_columns, move_to_key
 BIG_FOLDER = 200       # more family files than this are first read off the UI thread
 HEADERS = {"family": "family", "framings": "framings", "prompt": "direct prompt",
            "label": "last label", "pooled": "pooled runs", "others": "other models"}
+
+
+def drawn(text: str, **style) -> Text:
+    """A cell of text from a file or the database, its controls and invisible characters
+    as the one-cell marks the terminal-safe filter draws (Rich would drop a BEL): measured
+    as drawn, the columns stay aligned."""
+    style.setdefault("overflow", "ellipsis")
+    return Text(marked(text), **style)
 
 
 class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
@@ -120,7 +130,7 @@ class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
             self.refresh_families()
             return
         app = self.app
-        longest = max((len(f.name) for f in app.families.values()), default=6)
+        longest = max((cell_len(marked(f.name)) for f in app.families.values()), default=6)
         flexible = {k: w for k, w in (("prompt", 1.3), ("others", 1.0)) if k in self.columns}
         if not flexible:
             flexible = {"family": 1.0}       # 80 columns: the names get the room
@@ -170,7 +180,7 @@ class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
             last = labels.get((name, app.model_display))
             here = f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—"
             return {"label": here, "pooled": self.pooled_cell(name),
-                    "others": Text(" · ".join(by_family.get(name, [])), style="dim")}
+                    "others": drawn(" · ".join(by_family.get(name, [])), style="dim")}
 
         def add(key: str, **cells) -> None:
             table.add_row(*[cells.get(c, "") for c in self.columns], key=key)
@@ -182,11 +192,11 @@ class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
         for path, fam in found:
             if isinstance(fam, ProbeError):
                 self.errors[str(path)] = str(fam)
-                add(str(path), family=Text(path.stem, overflow="ellipsis"), framings="—",
-                    prompt=Text(str(fam), style="red", overflow="ellipsis"))
+                add(str(path), family=drawn(path.stem), framings="—",
+                    prompt=drawn(str(fam), style="red", overflow="ellipsis"))
                 continue
             app.families[str(path)] = fam
-            add(str(path), family=Text(fam.name, overflow="ellipsis"),
+            add(str(path), family=drawn(fam.name),
                 framings=str(len(fam.framings)),
                 prompt=prompt(fam.direct), **label_cells(fam.name))
             rows[fam.name] = str(path)
@@ -197,7 +207,7 @@ class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
                 if fam:
                     key = f"db:{name}"
                     app.families[key] = fam
-                    add(key, family=Text(name, overflow="ellipsis") + Text(" (db)", style="dim"),
+                    add(key, family=drawn(name) + Text(" (db)", style="dim"),
                         framings=str(len(fam.framings)), prompt=prompt(fam.direct),
                         **label_cells(name))
                     rows[name] = key

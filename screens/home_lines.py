@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 from rich.text import Text
+
+from probe.terminal import marked
 from textual.widgets import DataTable
 
 from probe import family as fam_mod
@@ -25,7 +27,8 @@ def prompt_cell(prompts: list[str]):
 
     def cell(text: str) -> Text:
         shown = "…" + text[cut:] if cut and text.startswith(common) else text
-        return Text(shown, overflow="ellipsis")      # a cut prompt ends in …
+        # Controls as the one-cell marks they are drawn as, so the column stays aligned.
+        return Text(marked(shown), overflow="ellipsis")      # a cut prompt ends in …
     return cell
 
 

@@ -3,7 +3,7 @@ add one."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from screens.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding

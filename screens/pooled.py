@@ -4,7 +4,7 @@ runs, sortable, and `x` exports that table."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from screens.markup import escape
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult

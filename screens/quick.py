@@ -6,7 +6,7 @@ in a worker and the dialog keeps taking keys."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from screens.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from rich.markup import escape
+from screens.markup import escape
 from rich.text import Text
 from textual.widgets import DataTable, Static
 

@@ -3,7 +3,7 @@ the doubt is, and what would settle it (from ``probe.explain``)."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from screens.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll

@@ -165,7 +165,7 @@ HOSTILE_FAMILIES = {
     "inline-tables-deep": ('direct = "x"\nframings = ["a"]\nextra = ' + "{a = " * 900
                            + "1" + "}" * 900 + "\n", "nested too deeply"),
     "int-5000-digits": ('direct = "x"\nframings = ["a"]\nextra = ' + "9" * 5000 + "\n",
-                        "line 3: an integer with more than 4300 digits"),
+                        "line 3: an integer has more than 18 digits"),
     "int-4000-digits": ('direct = "x"\nframings = ["a"]\nextra = ' + "9" * 4000 + "\n",
                         "more than 18 digits"),
     "megabyte-unknown-key": ('direct = "x"\nframings = ["a"]\n' + "k" * 1_000_000 + " = 1\n",
@@ -274,9 +274,9 @@ def test_the_app_starts_with_a_family_nested_1000_deep(isolated):
 
 HOSTILE_RESPONSES = {
     "deeply-nested-json": (b'{"response": "a", "x": ' + b"[" * 100_000 + b"]" * 100_000
-                           + b"}\n", "nested too deeply"),
+                           + b"}\n", "nested more than 64 deep"),
     "framing-idx-5000-digits": (b'{"response": "a", "framing_idx": ' + b"9" * 5000 + b"}\n",
-                                "a number is too long"),
+                                "an integer has more than 18 digits"),
     "framing-idx-4000-digits": (b'{"response": "a", "framing_idx": ' + b"9" * 4000 + b"}\n",
                                 "framing_idx"),
     "two-megabyte-line": (b'{"response": "' + b"a" * (2 << 20) + b'"}\n',
@@ -585,4 +585,4 @@ def test_a_huge_integer_in_a_family_file_names_its_line(isolated):
     out = subprocess.run([*PROBE, "score", str(fam), "--responses", str(fam)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
-    assert out.stderr.strip() == f"probe: {fam}, line 3: an integer with more than 4300 digits."
+    assert out.stderr.strip() == f"probe: {fam}, line 3: an integer has more than 18 digits."

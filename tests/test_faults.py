@@ -408,9 +408,11 @@ def test_absurd_stored_values_are_one_sentence(isolated, serve, case):
     assert out.returncode == 2 and STORED[case][1] in out.stderr, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
     assert time.monotonic() - start < 20
-    status = Store(isolated / "probe.db").query("SELECT status FROM runs WHERE id = ?",
-                                                [run_id])
-    assert status == [{"status": "cancelled"}]
+    # Read past probe: a damaged database is refused when it opens.
+    conn = sqlite3.connect(isolated / "probe.db")
+    status = conn.execute("SELECT status FROM runs WHERE id = ?", [run_id]).fetchall()
+    conn.close()
+    assert status == [("cancelled",)]
 
 
 def test_absurd_ids_are_one_sentence(isolated):

@@ -121,6 +121,9 @@ def resolve(spec: str | None, backend: str = "auto", base_url: str | None = None
         engine = "transformers" if backend == "transformers" else "llama"
         return ModelSpec("", engine, path, DEFAULT_MODEL_NAME)
     p = Path(os.path.expanduser(spec))
+    from probe.paths import check_followable
+
+    check_followable(p)
     if p.suffix == ".gguf":
         if p.exists() and not p.is_file():
             raise BadInput(f"model file {p} is not a regular file (a folder, device or pipe).")

@@ -83,8 +83,12 @@ def check_base_url(url: object) -> Endpoint:
             "a malformed address"
         raise BadInput(f"--base-url has {what}; give the server's address, e.g. "
                        "http://127.0.0.1:8000 or http://[::1]:8000.") from None
+    if parts.fragment or url.rstrip("/").endswith("#"):
+        raise BadInput(f"--base-url must not end in a #fragment (got "
+                       f"'#{shown(parts.fragment)}'); give the server's address alone, e.g. "
+                       "http://127.0.0.1:8000/v1.")
     if parts.username is not None or parts.password is not None or parts.query \
-            or parts.fragment or url.rstrip("/").endswith(("?", "#")):
+            or url.rstrip("/").endswith("?"):
         # Credentials there would be stored with the run and shown in its name.
         raise BadInput("--base-url must not carry a user name, password or query (?…); put "
                        "the key in a variable and pass --api-key-env.")
@@ -93,6 +97,17 @@ def check_base_url(url: object) -> Endpoint:
     if not _NETLOC.fullmatch(parts.netloc):
         raise BadInput("--base-url has a malformed host; give the server's address, e.g. "
                        "http://127.0.0.1:8000 or http://[::1]:8000.")
+    if not host.isascii():
+        # httpx encodes the name as IDNA 2008 (the idna package) to connect; a name with
+        # no such form (fullwidth letters, symbols) would fail there as its exception.
+        import idna
+
+        try:
+            idna.encode(host.lower())
+        except (idna.IDNAError, UnicodeError):
+            raise BadInput(f"--base-url has a host name that is not a valid domain name "
+                           f"('{shown(host)}'); type it in plain letters, e.g. "
+                           "http://localhost:8000.") from None
     if secret_in_path(parts.path):
         raise BadInput("--base-url looks like it carries an API key in its path; probe "
                        "stores the address with every run, so put the key in a variable "

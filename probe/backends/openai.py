@@ -13,16 +13,16 @@ import json
 import re
 import os
 import time
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from probe.backends.base import Backend, Completion, Draw, Drawn, ProgressFn, Sampling
 from probe.backends.endpoint import check_base_url
 from probe.backends.http import Aborted, Transport, redact, retry_after
 from probe.backends.openai_replies import completion_texts
-from probe.backends.throttle import Throttle
+from probe.backends.throttle import LOOK_S, Stalled, Throttle, Unwanted
 from probe.errors import BadInput, RunFailed
-from probe.limits import (MAX_CONCURRENCY, MAX_N_PER_REQUEST, MAX_RETRIES, MAX_RETRY_AFTER_S,
-                          REQUEST_TIMEOUT_S, RETRY_BUDGET_S)
+from probe.limits import (MAX_CONCURRENCY, MAX_JSON_DEPTH, MAX_N_PER_REQUEST, MAX_RETRIES,
+                          MAX_RETRY_AFTER_S, REQUEST_TIMEOUT_S, RETRY_BUDGET_S)
 from probe.prompting import BRACES_REGEX, PromptStyle
 from probe.run_settings import DEFAULT_CONCURRENCY
 
@@ -89,10 +89,14 @@ class OpenAIBackend(Backend):
         """One call, waited for in this thread (start-up, tests)."""
         return self.http.call(self._call(path, body, self.concurrency))
 
-    async def _call(self, path: str, body: dict | None, window: int):
+    async def _call(self, path: str, body: dict | None, window: int,
+                    wanted: Callable[[], bool] | None = None):
         """One request with its retries: busy answers pause the whole pool (and do not
-        use up this request's retries, only the time budget); other failures are retried
-        by this request alone, with its own backoff."""
+        use up this request's retries); other failures are retried by this request alone,
+        with its own backoff. The retry budget is wall time from the request's first
+        failed answer, whatever it waits on (its backoff, the pool's pause, its turn), and
+        the pool fails every request once the server has been busy for the whole budget.
+        A request whose run has ended (``wanted()`` false) stops at its next wait."""
         data = json.dumps(body).encode() if body is not None else None
         key = self._key()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -100,11 +104,20 @@ class OpenAIBackend(Backend):
             headers["Authorization"] = f"Bearer {key}"
         secrets = [key] if key else []
         throttle = self._pool(window)
-        waited, delay, attempt, last = 0.0, 0.5, 0, ""
+        loop = asyncio.get_running_loop()
+        first_failure: float | None = None
+        delay, attempt, last = 0.5, 0, ""
         while True:
             if self.cancelled.is_set():
                 raise RunFailed("cancelled")
-            started = await throttle.acquire()
+            deadline = first_failure + self.retry_budget if first_failure is not None \
+                else None
+            try:
+                started = await throttle.acquire(deadline, wanted)
+            except Unwanted:
+                raise RunFailed("the run this request was for has ended") from None
+            except Stalled:
+                break
             try:
                 reply = await self.http.request("POST" if data else "GET", path, data,
                                                 headers, self.timeout, throttle.size)
@@ -118,6 +131,9 @@ class OpenAIBackend(Backend):
                 reply = None
             finally:
                 throttle.release()
+            now = loop.time()
+            first_failure = now if first_failure is None else first_failure
+            spent = now - first_failure
             pause = delay
             if reply is not None:
                 if 200 <= reply.status < 300:
@@ -127,13 +143,12 @@ class OpenAIBackend(Backend):
                 self._refuse(reply, path, detail)
                 last = f"HTTP {reply.status}"
                 asked = retry_after(reply.headers.get("retry-after"))
-                if asked is not None and (asked > MAX_RETRY_AFTER_S
-                                          or waited + asked > self.retry_budget):
+                if asked is not None and asked > min(MAX_RETRY_AFTER_S, self.retry_budget):
                     raise RunFailed(f"server at {self.base_url} is busy (HTTP {reply.status}) "
                                     f"and asked to retry after {asked:.0f} s; try again "
                                     "later.")
                 if reply.status in BUSY_STATUS:
-                    pause = throttle.busy(started, asked)
+                    pause = throttle.busy(started, asked, reply.status)
                 else:
                     pause = asked if asked is not None else delay
                     attempt += 1
@@ -141,17 +156,33 @@ class OpenAIBackend(Backend):
                 if path.endswith("/models"):
                     break     # unreachable at start: say so at once, don't retry for long
                 attempt += 1
-            if attempt > self.retries or waited + pause > self.retry_budget:
+            if attempt > self.retries or spent + pause > self.retry_budget:
                 break
-            await asyncio.sleep(pause)
-            waited += pause
+            await self._nap(pause, wanted)
             if reply is None or reply.status not in BUSY_STATUS:
                 delay = min(delay * 2, 8.0)
+        last = last or throttle.last_busy or "no answer"
+        if last in {f"HTTP {code}" for code in BUSY_STATUS}:
+            raise RunFailed(f"server at {self.base_url} stayed busy ({last}) for "
+                            f"{self.retry_budget:g} s, the retry budget; try again later.")
         raise RunFailed(f"cannot reach the server at {self.base_url} ({last}).")
+
+    @staticmethod
+    async def _nap(seconds: float, wanted: Callable[[], bool] | None) -> None:
+        """Sleep before a retry, waking early (Unwanted → RunFailed) if the run ends."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + seconds
+        while (left := end - loop.time()) > 0:
+            if wanted is not None and not wanted():
+                raise RunFailed("the run this request was for has ended")
+            await asyncio.sleep(min(left, LOOK_S))
+
+    async def _fresh_budget(self) -> None:
+        self._throttle.busy_since = None      # on the loop, where the throttle lives
 
     def _pool(self, window: int) -> Throttle:
         if self._throttle is None:
-            self._throttle = Throttle(window)
+            self._throttle = Throttle(window, self.retry_budget)
         elif self._throttle.size != window:
             self._throttle.resize(window)
         return self._throttle
@@ -173,6 +204,11 @@ class OpenAIBackend(Backend):
             raise RunFailed(f"server at {self.base_url} answered HTTP {code}: {detail}")
 
     def _json(self, body: bytes, path: str):
+        from probe.jsonl import too_deep
+
+        if too_deep(body):
+            raise RunFailed(f"server at {self.base_url} answered {path} with JSON nested "
+                            f"more than {MAX_JSON_DEPTH} deep.")
         try:
             return json.loads(body.decode("utf-8"))
         except (ValueError, RecursionError):     # also bad UTF-8, huge numbers, deep nesting
@@ -227,18 +263,20 @@ class OpenAIBackend(Backend):
         return "/v1/completions", body
 
     async def _complete(self, prompt: str, style: PromptStyle, sampling: Sampling,
-                        seed: int, n: int, window: int) -> tuple[list[str], int, float]:
+                        seed: int, n: int, window: int,
+                        wanted: Callable[[], bool] | None = None
+                        ) -> tuple[list[str], int, float]:
         start = time.perf_counter()
         path, body = self._body(prompt, style, sampling, seed, n)
         try:
-            reply = await self._call(path, body, window)
+            reply = await self._call(path, body, window, wanted)
         except RunFailed as exc:
             if "guided_regex" not in body or not re.search(r"HTTP 4(?:00|22).*guided", str(exc),
                                                            re.I | re.S):
                 raise
             self.guided = False
             path, body = self._body(prompt, style, sampling, seed, n)
-            reply = await self._call(path, body, window)
+            reply = await self._call(path, body, window, wanted)
         texts, tokens = completion_texts(reply, style.mode, self.base_url)
         return texts, tokens, (time.perf_counter() - start) * 1000
 
@@ -257,6 +295,10 @@ class OpenAIBackend(Backend):
         from probe.backends.openai_draws import DrawFeeder
 
         window = max(1, min(window or self.concurrency, MAX_CONCURRENCY))
+        if self._throttle is not None:
+            # A busy spell that failed earlier runs is not held against these: the server
+            # gets a fresh budget (the app keeps one backend for many runs).
+            self.http.call(self._fresh_budget())
         yield from DrawFeeder(self, window).run(draws)
 
     def sample_many(self, prompt: str, k: int, style: PromptStyle, sampling: Sampling,

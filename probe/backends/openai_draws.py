@@ -92,7 +92,8 @@ class DrawFeeder:
             rendered = {}
             if d.kind == "direct" and d.size > 1 and b.supports_n is not False:
                 texts, tokens, ms = await b._complete(d.prompts[0], d.style, d.sampling,
-                                                      d.seeds[0], d.size, self.window)
+                                                      d.seeds[0], d.size, self.window,
+                                                      d.wanted)
                 shown = rendered.setdefault(0, b.render(d.prompts[0], d.style))
                 if len(texts) == d.size:
                     b.supports_n = True
@@ -123,7 +124,7 @@ class DrawFeeder:
             return
         prompt = d.prompt(i)
         texts, tokens, ms = await self.backend._complete(prompt, d.style, d.sampling,
-                                                         d.seeds[i], 1, self.window)
+                                                         d.seeds[i], 1, self.window, d.wanted)
         key = 0 if d.kind == "direct" else i
         if key not in rendered:
             rendered[key] = self.backend.render(prompt, d.style)

@@ -7,7 +7,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from probe.atomic import ensure_folder, write_atomic
+from probe.atomic import check_folder, ensure_folder, write_atomic
 from probe.charts import data
 from probe.charts.page import PageFigure, render_page
 from probe.errors import BadInput, RunFailed
@@ -125,6 +125,7 @@ def _summaries(store: Store, req: ReportRequest, rows: list[dict], report: Repor
 def write_report(store: Store, req: ReportRequest) -> Report:
     if bool(req.model_a) != bool(req.model_b):
         raise BadInput("give both --a MODEL and --b MODEL for the agreement figure.")
+    check_folder(req.out)           # before the figures: a bad --out costs nothing
     report = Report()
     rows: list[dict] = []
     if req.summaries:

@@ -15,12 +15,15 @@ from pathlib import Path
 from typing import Iterable
 
 from probe import family as fam_mod
+from probe.atomic import ensure_folder
 from probe.drafting.phrase import Category, CategoryNotFound, find_category, parse_category
 from probe.drafting.templates import TEMPLATES, Template
 from probe.errors import BadInput
 from probe.family import Family
 from probe.provenance import Drafted
 from probe.reading import shown
+from probe.terminal import first_unsafe
+from probe.textfold import is_blank
 
 DEFAULT_FRAMINGS = 30
 # Words a drafted framing never contains: they ask for chance, not a preference.
@@ -118,15 +121,30 @@ def usable_templates(cat: Category, direct: str, avoid: Iterable[str] = ()
     return pool
 
 
+def _checked(direct: str, category: str | None) -> str:
+    """The question with its spaces collapsed, or one sentence for what drafting cannot
+    use, said before any template is tried (a 100,000-character question cost 75 s)."""
+    direct = " ".join(direct.split())
+    if is_blank(direct):
+        raise BadInput("the direct question is empty.")
+    if len(direct) > fam_mod.MAX_PROMPT_CHARS:
+        raise BadInput(f"the direct question is longer than {fam_mod.MAX_PROMPT_CHARS} "
+                       f"characters ({len(direct):,}).")
+    found = first_unsafe(category) if category else None
+    if found:
+        # The category is written into every framing, so it would be sent to the model.
+        raise BadInput(f"the category holds a control or invisible character ({found[1]} at "
+                       f"position {found[0] + 1}); give a phrase without one.")
+    return direct
+
+
 def draft_family(direct: str, n: int = DEFAULT_FRAMINGS, seed: int | None = None,
                  category: str | None = None, name: str | None = None,
                  avoid: Iterable[str] = ()) -> Draft:
     """A family whose ``n`` framings are drafted from templates (none of them in
     ``avoid``); the same seed drafts the same family. Raises BadInput (CategoryNotFound
     when the question is unreadable)."""
-    direct = " ".join(direct.split())
-    if not direct:
-        raise BadInput("the direct question is empty.")
+    direct = _checked(direct, category)
     cat = category_for(direct, category)
     pool = usable_templates(cat, direct, avoid)
     if n < 1:
@@ -152,7 +170,7 @@ def draft_more(direct: str, have: list[str], category: str | None = None,
                total: int = DEFAULT_FRAMINGS, at_least: int = 10) -> Draft:
     """More framings for a family that has ``have`` already: up to ``total`` in all (at
     least ``at_least`` more while templates last), none it has. A fresh seed each time."""
-    pool = usable_templates(category_for(direct, category), direct, have)
+    pool = usable_templates(category_for(_checked(direct, category), category), direct, have)
     if not pool:
         raise BadInput("every template that fits this question is in the family already.")
     wanted = min(max(total - len(have), at_least), len(pool))
@@ -168,7 +186,7 @@ def default_name(cat: Category) -> str:
 def save_new(family: Family, families_dir: str | Path, numbered: bool = True) -> Path:
     """Write a drafted family into ``families_dir`` without replacing any file there: a
     taken name gets " 2", " 3", … when ``numbered``; otherwise it is one sentence."""
-    Path(families_dir).mkdir(parents=True, exist_ok=True)
+    ensure_folder(Path(families_dir))
     base = family.name
     for i in range(1, 1000):
         if i > 1:
