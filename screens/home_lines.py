@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 from rich.text import Text
+from textual.widgets import DataTable
 
 from probe.terminal import marked
-from textual.widgets import DataTable
 
 from probe import family as fam_mod
 from probe.errors import ProbeError
