@@ -378,6 +378,7 @@ def _lines_after_list(text: str) -> list[str]:
     return out[:3]
 
 
+@lru_cache(maxsize=65536)
 def _read_line(line: str) -> tuple[Segment, ...]:
     """The segments of one line."""
     pieces = _divisions(line)
@@ -687,6 +688,7 @@ _WH_ANSWER = frozenset("which what who whom whose whichever whatever whoever whe
                        "however".split())
 
 
+@lru_cache(maxsize=65536)
 def _read_segment(text: str, cue_before: bool) -> Segment:
     offered = _OFFERED.match(text)
     if offered and _content(_tokens(offered.group(1))):
