@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import repeat
 from typing import Iterable, Sequence
 
@@ -73,7 +74,8 @@ _GRID = 400
 MIN_PICK_SHARE = 2 / 3
 
 
-def _beta_masses(a: float, b: float, n: int = _GRID) -> list[float]:
+@lru_cache(maxsize=4096)
+def _beta_masses(a: float, b: float, n: int = _GRID) -> tuple[float, ...]:
     """Beta(a, b) probability mass on n equal cells of [0, 1] (midpoint rule, normalised).
 
     Computed in log space and shifted by the largest term before exponentiating, so even
@@ -85,12 +87,19 @@ def _beta_masses(a: float, b: float, n: int = _GRID) -> list[float]:
     top = max(logs)
     masses = [math.exp(v - top) for v in logs]
     total = sum(masses)
-    return [m / total for m in masses]
+    return tuple(m / total for m in masses)     # cached: the same counts recur in a sweep
 
 
 def label_probabilities(dr_hits: int, dr_n: int, fr_hits: int, fr_n: int,
                         dr_threshold: float = DR_THRESHOLD, pi_threshold: float = PI_THRESHOLD
                         ) -> dict[str, float]:
+    """Posterior probability of each label if sampling went on (see ``_label_odds``)."""
+    return dict(_label_odds(dr_hits, dr_n, fr_hits, fr_n, dr_threshold, pi_threshold))
+
+
+@lru_cache(maxsize=65536)
+def _label_odds(dr_hits: int, dr_n: int, fr_hits: int, fr_n: int,
+                dr_threshold: float, pi_threshold: float) -> tuple[tuple[str, float], ...]:
     """Posterior probability of each label if sampling went on.
 
     DR ~ Beta(hits+1, misses+1) and FR likewise (uniform priors, independent); the
@@ -115,7 +124,7 @@ def label_probabilities(dr_hits: int, dr_n: int, fr_hits: int, fr_n: int,
         p_deep = min(1.0, survival[j])
         deep += m * p_deep
         shallow += m * (1 - p_deep)
-    return {DEEP: deep, SHALLOW: shallow, NON_BIAS: non_bias}
+    return ((DEEP, deep), (SHALLOW, shallow), (NON_BIAS, non_bias))
 
 
 @dataclass
