@@ -141,6 +141,14 @@ class FolderWatch:
     def close(self) -> None:
         self._close_fd()
 
+    def __del__(self) -> None:
+        # An inotify instance is a scarce per-user resource (128 by default): a watch that
+        # is dropped gives its instance back even when nobody called close().
+        try:
+            self._close_fd()
+        except OSError:
+            pass
+
 
 class FamilyFolder:
     """Every ``*.toml`` in a folder, loaded, or the error that stopped it; a file is
@@ -194,3 +202,6 @@ class FamilyFolder:
 
     def changed(self) -> bool:
         return self.watch.changed()
+
+    def close(self) -> None:
+        self.watch.close()

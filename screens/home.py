@@ -87,6 +87,9 @@ class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
         # Home; asking costs one non-blocking read (or a few stats), never a rescan.
         self.set_interval(2, self.poll_families)
 
+    def on_unmount(self) -> None:
+        self.folder.close()       # the folder's inotify instance goes back (128 per user)
+
     def poll_families(self) -> None:
         if self.is_current and not self.reading and self.folder.changed():
             self.refresh_families(self.folder.scan())

@@ -106,3 +106,16 @@ def test_the_watch_sees_files_added_removed_renamed_and_edited(tmp_path, monkeyp
     with open(tmp_path / "f0001.toml", "a", encoding="utf-8") as fh:
         assert sees(lambda: (fh.write("# an edit in place\n"), fh.flush()))
     watch.close()
+
+
+def test_a_dropped_watch_gives_its_inotify_instance_back(tmp_path):
+    # An inotify instance is limited per user (128 by default); a Home that leaked one per
+    # app left later watches polling instead of watching.
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(200):
+        watch = FolderWatch(tmp_path)
+        del watch
+    assert len(os.listdir("/proc/self/fd")) <= before + 1
+    home_folder = FamilyFolder(tmp_path)
+    home_folder.close()
+    assert home_folder.watch._fd is None
