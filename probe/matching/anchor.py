@@ -70,17 +70,19 @@ class Vocabulary:
         self.counts[core] += weight
         self._by_first[core[0]].add(core)
 
+    def discard(self, core: Key) -> int:
+        """Take a candidate out; its weight (0 when it was not one)."""
+        self._by_first[core[0]].discard(core)
+        return self.counts.pop(core, 0)
+
     def drop_composites(self) -> None:
         """A reading that links two of the family's answers ("Heron over Egret", "Heron or
         Egret") is not a candidate of its own; a name made of two ("Frida Kahlo" beside
         "Kahlo" and "Frida") is."""
         for core in [c for c in self.counts if len(c) >= 3 and _LINKS & set(c[1:-1])]:
-            weight = self.counts.pop(core)
-            self._by_first[core[0]].discard(core)
-            inside = self.mentions(" ".join(core))
-            if len(inside) < 2:
-                self.counts[core] = weight
-                self._by_first[core[0]].add(core)
+            weight = self.discard(core)
+            if len(self.mentions(" ".join(core))) < 2:
+                self.add(core, weight)
 
     def __contains__(self, key: Key) -> bool:
         return _core(key, self.generic) in self.counts
@@ -113,6 +115,14 @@ class Vocabulary:
         return found
 
 
+def _as_written(response: str | None, reading: Reading, norm, unformatted: bool = False
+                ) -> Decision:
+    """A non-pick kept as the response wrote it."""
+    text = " ".join((response or "").split())[:80]
+    return Decision(text, norm(text) or ("braces",), REFUSAL, False, reading,
+                    Segment("", text=text, remark=True), unformatted=unformatted)
+
+
 def first_reading(response: str | None, generic: frozenset[str],
                   options: frozenset[str], question: frozenset[str] = frozenset(),
                   norm=normalise, braces: bool = False) -> Decision:
@@ -123,14 +133,10 @@ def first_reading(response: str | None, generic: frozenset[str],
     if not braces and reading.braced and reading.first.answer.islower() \
             and len(reading.first.answer.split()) <= 3 and (response or "").strip()[:1] == "{":
         # "{author}": a template's slot left unfilled, where no braces were asked for.
-        text = " ".join((response or "").split())[:80]
-        return Decision(text, norm(text) or ("braces",), REFUSAL, False, reading,
-                        Segment("", text=text, remark=True))
+        return _as_written(response, reading, norm)
     if braces and response and not reading.braced:
         # `--answer-format braces`: an answer outside braces was not given in the format.
-        text = " ".join(response.split())[:80]
-        return Decision(text, norm(text) or ("braces",), REFUSAL, False, reading,
-                        Segment("", text=text, remark=True), unformatted=True)
+        return _as_written(response, reading, norm, unformatted=True)
 
     def echo(seg: Segment) -> bool:
         key = norm(seg.answer)
@@ -378,8 +384,7 @@ def _set_phrases(first: dict, vocab: Vocabulary, weights: dict | None) -> dict:
             phrases.add(core)
     out = {}
     for core in phrases:
-        del vocab.counts[core]
-        vocab._by_first[core[0]].discard(core)
+        vocab.discard(core)
         for r in by_core[core]:
             out[r] = Decision(first[r].answer, first[r].key, first[r].kind, False,
                               first[r].reading, first[r].segment)
