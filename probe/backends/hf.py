@@ -18,6 +18,11 @@ from probe.errors import BadInput, RunFailed, describe
 from probe.prompting import PromptStyle
 
 
+# Sequences per generate on a CPU. A step's cost there grows faster than the batch: on the
+# default model 32 framings took 22–24 s as one batch of 32 and 14–15 s as four of 8, with
+# fewer decoding steps in the one batch (benchmarks/sampling.py, 2026-12-01).
+CPU_BATCH = 8
+
 class TransformersBackend(Backend):
     name = "transformers"
     SUPPORTS_BATCH = True
@@ -36,7 +41,7 @@ class TransformersBackend(Backend):
         self.model = None
         self.tok = None
         self._newline_ids: list[int] = []
-        self._batch_size = 32
+        self._batch_size = CPU_BATCH
 
     # ----------------------------------------------------------------- load
 
@@ -170,9 +175,9 @@ class TransformersBackend(Backend):
 
     def _fit_batch_size(self) -> int:
         """Sequences per generate that fit in half the free GPU memory (KV cache + logits);
-        32 on a CPU, where bigger batches stop paying off."""
+        ``CPU_BATCH`` on a CPU."""
         if not self.USES_GPU:
-            return 32
+            return CPU_BATCH
         import torch
 
         cfg = self.model.config
