@@ -39,6 +39,11 @@ _SPECIAL = re.compile(r"<\|[^|<>\s]{1,40}\|>|</?(?:s|eos|bos|pad|unk|mask|sep|cl
 _PLACEHOLDER = re.compile(r"_{3,}|\[[^\[\]]{1,60}\]|<[^<>]{1,60}>|\((?:write|insert|type|enter|your)\b[^()]{0,40}\)|\{[^{}]*(?:_|\b(?:your|insert|here|"
                           r"answer|choice|option|placeholder|blank|favou?rite)\b)[^{}]*\}", re.I)
 _BRACE = re.compile(r"\{([^{}]*)\}")
+_BOLD_END = re.compile(r"(?<=[^\s*_.!?:;,])(\*\*|__)[ \t]+(?=[A-Z][a-z']*\s+[a-z])")
+# A list item marked as the one chosen: "Zion ← my pick!", "Willow (my choice)", "Kiwi ✅".
+_MARKED = re.compile(r"^(?P<name>.*?\S)\s*(?:(?:←|<-+|⟵|⬅️?|👈|[-–—:]+|\(|\[)\s*(?:this\s+is\s+|that's\s+)?"
+                     r"(?:my|our|the)\s+(?:final\s+|top\s+|own\s+)?(?:pick|choice|vote|winner|answer|"
+                     r"recommendation)\b.*|\s*(?:✓|✔️?|✅|☑️?)\W*)$", re.I)
 _TURN = re.compile(r"(?<=[^\s.!?:])\s+([QA]):(?=\s)")
 _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
 # A list item's mark: "- ", "• ", "1. ", "2) ", "a. ", "(B) ".
@@ -98,6 +103,8 @@ def _clean(response: str) -> str:
     if special and text[:special.start()].strip():
         text = text[:special.start()]     # "Monarch<end_of_turn>…": the rest is not the answer
     text = _SPECIAL.sub("\n", text.replace("\r", "\n"))
+    # A closing "**" before a new sentence ends one ("**My choice: Iron** It's a classic").
+    text = _BOLD_END.sub(r"\1. ", text)
     # A base model's "A: X Q: … A: X" loop: each "Q:" or "A:" starts a sentence of its own.
     text = _TURN.sub(r". \1:", text)
     if not text.isprintable():
@@ -255,6 +262,11 @@ def read(response: str | None) -> Reading:
         items = [_strip(" ".join(_MARKUP.sub("", ln).split())) for ln in lines]
         items = [i for i in items if i]
         scan = " , ".join(items)
+        marked = [m.group("name") for m in (_MARKED.match(" ".join(_MARKUP.sub("", ln).split()))
+                                            for ln in lines) if m]
+        if len(marked) == 1 and _content(_tokens(marked[0])):
+            chosen = _strip(marked[0])          # "* Zion ← my pick!": the item marked
+            return Reading((Segment(chosen, text=chosen, cue=True, whole=True),), chosen)
         if len({i.casefold() for i in items}) > 1:
             # A list of options, unless a line after it commits to one ("If I have to
             # commit to one, Blue").
@@ -281,6 +293,18 @@ def read(response: str | None) -> Reading:
     if options:
         return Reading((Segment(options[0], text=line, listed=True),), " , ".join(options))
     segments = _read_line(line)
+    if not _committed(segments):
+        # The answer line commits to nothing ("Honestly, I could talk about rivers all
+        # day."; a hedge): a later line that does ("My pick is **the Danube**") answers.
+        # A line that is a name alone ("Lisbon!") stays first, the later line after it
+        # (for an echo such as "Ooh, rivers!", which the family's reading passes over).
+        later = _committed_line(text, lines[0])
+        if later is not None:
+            if any(s.answer and s.whole and not s.remark and not s.listed and not s.exclaim
+                   for s in segments):
+                segments, line = segments + later[0], line + " " + later[1]
+            else:
+                segments, line = later
     asked = [s for s in segments if s.answer and _asked_in(s, line)]
     answered = [s for s in segments if s.answer and not s.remark]
     if len(asked) >= 2 and len(asked) == len(answered) \
@@ -289,6 +313,33 @@ def read(response: str | None) -> Reading:
         names = [a.answer for a in asked]
         return Reading((Segment(names[0], text=line, listed=True),), " , ".join(names))
     return Reading(segments, line)
+
+
+_NEW_TURN = re.compile(r"(?:^|(?<=[\s.!?]))[*_#]*(?:Q|Question|User|Human)[*_]*:", re.M)
+
+
+def _committed(segments: tuple[Segment, ...]) -> bool:
+    """Some segment commits to an answer: chosen in so many words, or a correction."""
+    return any(s.answer and (s.cue or s.corrected) and not (s.remark or s.negated or s.listed
+                                                             or s.conditional or s.exclaim)
+               and not _alternative(s) for s in segments)
+
+
+def _committed_line(text: str, answer_line: str) -> tuple[tuple[Segment, ...], str] | None:
+    """The first line after the answer line that commits to an answer, read."""
+    if _NEW_TURN.search(text):
+        return None               # a base model's "Q: … A: …" loop: later turns are others
+    lines = [ln for ln in text.split("\n") if _MARKUP.sub("", ln).strip()]
+    try:
+        at = lines.index(answer_line)
+    except ValueError:
+        return None
+    for raw in lines[at + 1:at + 40]:
+        ln = " ".join(_MARKUP.sub("", _ITEM.sub("", raw[:MAX_LINE])).split())
+        segments = _read_line(ln)
+        if _committed(segments):
+            return segments, ln
+    return None
 
 
 def _asked_in(seg: Segment, line: str) -> bool:
@@ -688,8 +739,87 @@ _WH_ANSWER = frozenset("which what who whom whose whichever whatever whoever whe
                        "however".split())
 
 
+# A first-person clause of choosing anywhere in a segment ("…, I'll go with X", "in the end
+# I'm going with X", "my final answer is X"): what it introduces is the answer, whatever
+# scene, concession or condition comes before it.
+_CHOICE_CLAUSE = re.compile(
+    r"(?<![\w'’])(?:(?:i|we)(?:['’](?:ll|d|m)|\s+(?:will|would|am|shall))?|let['’]?s|let\s+me)"
+    r"(?:\s+(?:just|probably|definitely|totally|really|personally|still|then|gonna|going\s+to|"
+    r"have\s+to|has\s+to|must|ultimately|finally|eventually|happily|confidently))*"
+    r"\s+(?:go(?:ing)?\s+with|say|pick|choose|opt\s+for|vote\s+for|settle\s+on|land\s+on|"
+    r"lean(?:ing)?\s+towards?|recommend|suggest|stick\s+with|nominate)\b"
+    r"|\bmy\s+(?:final\s+|top\s+|personal\s+|own\s+|actual\s+)?(?:pick|choice|answer|vote|"
+    r"recommendation|suggestion)\s+(?:is|would\s+be|has\s+to\s+be|will\s+be)\b", re.I)
+_HARD_CHOICE = re.compile(r"\s*(\w+ing)\b[^.!?]{0,60}?\b(?:is|was|'s|are)\s+(?:never|not|always|so|really|"
+                          r"quite|truly|pretty)?\s*(?:easy|hard|difficult|tough|impossible|tricky|a challenge)\b",
+                          re.I)
+_OPENING_CONJUNCTION = re.compile(r"^\s*(?:but|and|so|yet|still)\b[\s,]*", re.I)
+
+
+def _about_choosing(tokens: list[str]) -> bool:
+    """A condition about making the choice itself ("if I had to pick one", "if you're
+    asking me to choose just one"), which commits rather than offers."""
+    lows = {_lower(t) for t in tokens}
+    return bool(lows & W.CHOICE_VERBS) and bool(lows & {"one", "me", "single", "only", "just"})
+
+
 @lru_cache(maxsize=65536)
 def _read_segment(text: str, cue_before: bool) -> Segment:
+    """A segment's answer: read from its shape, then from a clause of choosing inside it,
+    and a verb with its pronoun ("Love it", "I get it") is a remark, not a name."""
+    hard = _HARD_CHOICE.match(text)
+    if hard and (_lower(hard.group(1)) in W.CHOICE_VERBS
+                 or _lower(hard.group(1)) in ("narrowing", "deciding", "committing")):
+        return Segment("", text=_strip(text), remark=True)    # "Choosing one is never easy"
+    seg = _read_segment_shape(text, cue_before)
+    if not (seg.cue and seg.answer and not seg.remark):
+        clause = _CHOICE_CLAUSE.search(text)
+        if clause is not None and clause.start() > 0 and _tokens(text[:clause.start()]):
+            chosen = _read_segment_shape(text[clause.start():], True)
+            words = _content(_tokens(chosen.answer))
+            if chosen.answer and words and not (chosen.remark or chosen.negated or chosen.listed) \
+                    and _lower(words[0]) not in W.INDEFINITE_PRONOUNS | W.NON_ANSWERS:
+                before = _tokens(_OPENING_CONJUNCTION.sub("", text[:clause.start()]))
+                lows = [_lower(t) for t in before]
+                negated = bool(set(lows) & W.NEGATIONS)
+                offer = bool(lows) and lows[0] in ("if", "for", "when") and len(lows) > 1 \
+                    and lows[1].partition("'")[0] in ("you", "your") and not _about_choosing(before)
+                if not negated:
+                    return replace(chosen, cue=True, conditional=offer or chosen.conditional,
+                                   text=_strip(text))
+    if seg.answer and not seg.cue and not seg.titled and _verb_clause(seg.answer, text):
+        return Segment("", text=_strip(text), remark=True)
+    return seg
+
+
+_SUBJECTS = frozenset("i we you they".split())
+_OBJECTS = frozenset("it this that them me us".split())
+
+
+def _verb_clause(answer: str, text: str) -> bool:
+    """The answer read is a verb with its pronoun ("Love it!", "I appreciate the
+    question", "so I get it right"): a clause about the conversation, not a name. A title
+    in Title Case ("Love It or List It") is left alone."""
+    from probe.matching import lexicon
+
+    atoks = _tokens(answer)
+    toks = _tokens(text)
+    if not atoks or _is_title_like(text) and len(toks) > 1 \
+            and sum(t[:1].isupper() for t in toks) > 1:
+        return False
+    lows = [_lower(t) for t in toks]
+    first = _lower(atoks[0])
+    at = next((i for i, w in enumerate(lows) if w == first), None)
+    if at is None or "VERB" not in lexicon.parts_of_speech(first):
+        return False
+    before = lows[at - 1] if at else ""
+    after = lows[at + 1] if at + 1 < len(lows) else ""
+    if before in W.AUXILIARIES and at > 1:
+        before = lows[at - 2]          # "I could chat about rivers forever"
+    return before in _SUBJECTS or (after in _OBJECTS and len(atoks) == 1)
+
+
+def _read_segment_shape(text: str, cue_before: bool) -> Segment:
     offered = _OFFERED.match(text)
     if offered and _content(_tokens(offered.group(1))):
         names = [p for p in (_strip(x) for x in _OR_SPLIT.split(offered.group(1))) if p]
@@ -739,8 +869,10 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             # "If I have to commit to one, Blue": a choosing clause makes what follows a pick.
             chosen = any(_lower(t) in W.CHOICE_VERBS for t in _tokens(context))
             # "If you like tall ones, X": an answer for one kind of user, an offer.
+            # "If you're asking me to choose just one, X" commits all the same.
             offer = _lower(tokens[0]) == "if" and len(tokens) > 1 and \
-                _lower(tokens[1]).partition("'")[0] in ("you", "your")
+                _lower(tokens[1]).partition("'")[0] in ("you", "your") \
+                and not _about_choosing(_tokens(context))
             return replace(_read_segment(rest, cue_before or chosen), conditional=offer)
     head = text.split(",")[0]
     htoks = _tokens(head)

@@ -1,0 +1,79 @@
+"""Long, chatty replies (issue 15, sealed set 6's failure classes, each in words of its own):
+the commitment can sit in a later paragraph, after a scene-setting or conceding clause, in a
+list item marked as the pick, or inside bold text with the next sentence run on; a verb
+with its pronoun ("Adore it!") is a remark, not an answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from probe.matching import Canonicalizer, cluster_answers, extract
+
+
+def _pick(response: str, prompt: str = "Name a random river.") -> str:
+    match = Canonicalizer(prompt).add(response)
+    return "" if match.nonpick else match.answer
+
+
+@pytest.mark.parametrize("response, answer", [
+    # A clause of choosing after whatever sets it up.
+    ("All things considered, I'm going to go with the Loire.", "Loire"),
+    ("At the end of the day I'd pick the Okavango.", "Okavango"),
+    ("Since you only want one, we'll go with the Mekong.", "Mekong"),
+    ("After a lot of back and forth my final answer is the Volga.", "Volga"),
+    # The commitment in a later paragraph.
+    ("What a fun thing to ponder! I could chat about rivers forever.\n\n"
+     "My final answer is **the Danube**.\n\nAnything else I can do?", "Danube"),
+    ("Every river has admirers and taste varies a lot, so there is no single best one.\n\n"
+     "Still, since you want one, I'll pick **the Rhine**. It's gorgeous at dusk.", "Rhine"),
+    # A bold answer with the next sentence run on after it.
+    ("**Final pick: Zambezi** Mighty and wild.", "Zambezi"),
+    # A list with one item marked as the choice.
+    ("A few ideas:\n- Nile\n- Amazon (my pick)\n- Yangtze", "Amazon"),
+    ("Options:\n* Indus\n* Ganges ← my choice\n* Brahmaputra", "Ganges"),
+    ("Contenders:\n1. Tagus\n2. Douro ✅\n3. Ebro", "Douro"),
+])
+def test_the_committed_answer_of_a_long_reply(response, answer):
+    assert extract(response) == answer
+
+
+@pytest.mark.parametrize("response", [
+    "Adore it! Choosing a single river is hard.",
+    "Honestly, I could chat about rivers forever.",
+    "So I understand it right: do you want a famous one or a hidden gem?",
+    "Options:\n* Indus\n* Ganges\n* Brahmaputra",         # a list, nothing marked
+])
+def test_remarks_and_unmarked_lists_are_not_picks(response):
+    assert _pick(response) == ""
+
+
+def test_an_echo_on_its_own_line_gives_way_to_the_choice_after_it():
+    assert _pick("Ooh, rivers!\n\nI weighed the Thames and the Seine for a while, but in the "
+                 "end I'm going with **the Tiber**. So much history.") == "Tiber"
+
+
+def test_an_answer_given_alone_first_is_not_replaced_by_a_later_offer():
+    # The first line is the answer; the later line is an offer to another kind of user.
+    assert extract("Lisbon!\n\nIf you prefer somewhere quieter, I'd go with Porto.") == "Lisbon"
+    # A choice after a concession in the same paragraph still wins.
+    assert extract("Everyone loves the Nile, but I'll settle on the Congo.") == "Congo"
+
+
+def test_a_condition_about_choosing_commits_where_offers_to_kinds_of_user_do_not():
+    prompt = "Name a random river."
+    replies = [
+        "If you want grandeur, the Amazon is unbeatable. If you want calm, the Shannon is "
+        "lovely. But if you're making me choose just one, I'll say the Mekong.",
+        "Mekong", "Mekong", "Amazon", "Shannon",
+    ]
+    first = cluster_answers(replies, prompt)[0]
+    assert not first.nonpick and first.canonical == "Mekong"
+    offers = cluster_answers(["If you want grandeur, I'd go with the Amazon. If you want calm, "
+                              "I'd go with the Shannon.", "Amazon", "Shannon"], prompt)[0]
+    assert offers.nonpick                  # two offers, no commitment: a list
+
+
+def test_names_that_look_like_clauses_stay_names():
+    for title in ("I Love Lucy", "We Will Rock You", "Love Actually"):
+        assert extract(title) == title
+    assert _pick("Swimming is easy to love!", "Name a hobby.") == "Swimming"
