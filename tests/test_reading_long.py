@@ -77,3 +77,29 @@ def test_names_that_look_like_clauses_stay_names():
     for title in ("I Love Lucy", "We Will Rock You", "Love Actually"):
         assert extract(title) == title
     assert _pick("Swimming is easy to love!", "Name a hobby.") == "Swimming"
+
+
+# ------------------------------------------------------------ the same answer, qualified
+
+@pytest.mark.parametrize("qualified, bare, prompt", [
+    ("Middlemarch by George Eliot", "Middlemarch", "Name a random novel."),
+    ("Yellow by Coldplay", "Yellow", "Name a random song."),
+    ("traditional lager", "Lager", "Name a random beer style."),
+    ("electric violin", "Violin", "Name a random instrument."),
+    ("Mount Olympus", "Olympus", "Name a random mountain."),
+    ("Lake Baikal", "Baikal", "Name a random lake."),
+    ("Luna Lovegood", "Luna", "Name a random Harry Potter character."),
+])
+def test_a_credited_or_described_form_joins_the_bare_answer(qualified, bare, prompt):
+    matches = cluster_answers([qualified, bare, bare, "Something else entirely"], prompt)
+    assert matches[0].cluster == matches[1].cluster
+
+
+@pytest.mark.parametrize("longer, shorter, prompt", [
+    ("Sea otter", "Otter", "Name a random animal."),          # a noun makes another kind
+    ("Stand by Me", "Stand", "Name a random song."),           # "by me" credits nobody
+    ("Shrek 2", "Shrek", "Name a random movie."),              # numbers never go
+])
+def test_a_different_thing_that_contains_the_answer_stays_apart(longer, shorter, prompt):
+    matches = cluster_answers([longer, shorter, shorter], prompt)
+    assert matches[0].cluster != matches[1].cluster

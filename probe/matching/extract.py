@@ -249,7 +249,7 @@ def read(response: str | None) -> Reading:
     text = _clean(response)
     slot = _PLACEHOLDER.search(text)
     if slot and not _content(_tokens(_PLACEHOLDER.sub(" ", _first_line_of(text)))) \
-            or slot and re.search(r"\b(?:is|go with|pick|choose|say)\s*[\[<{_]", text, re.I):
+            or slot and re.search(r"(?:\b(?:is|go with|pick|choose|say)|:)\s*[*\"'“]*[\[<{_]", text, re.I):
         return Reading((Segment("", text=_strip(slot.group()), remark=True),), slot.group())
     m = _BRACE.search(text)
     if m and m.group(1).strip():
@@ -405,6 +405,9 @@ def _label(head: list[str], tail: str) -> bool:
     toks = _tokens(tail)
     if not toks or _remark(toks) or not _content(toks):
         return False
+    if _lower(toks[0]).partition("'")[0] in ("it", "that", "this", "they") \
+            and _apostrophe_filler(toks[0]):
+        return False              # "Parmesan: it's a solid pick": said of the name before
     if any(_lower(t) in W.CHOICE_VERBS | W.CHOICE_NOUNS for t in head + toks[:4]) \
             or _lower(head[0]) in W.PRONOUNS or (len(head) == 1 and head[0].isupper()
                                                  and len(head[0]) > 1):
@@ -753,6 +756,9 @@ _CHOICE_CLAUSE = re.compile(
 _HARD_CHOICE = re.compile(r"\s*(\w+ing)\b[^.!?]{0,60}?\b(?:is|was|'s|are)\s+(?:never|not|always|so|really|"
                           r"quite|truly|pretty)?\s*(?:easy|hard|difficult|tough|impossible|tricky|a challenge)\b",
                           re.I)
+_PRAISE_BY_DENIAL = re.compile(r"\b(?:you|one)\s+(?:can(?:not|'t|’t)|could(?:n't|n’t)|won(?:'t|’t))\s+"
+                               r"(?:really\s+|possibly\s+)?(?:go\s+wrong\s+with|beat|top|resist)\s+(.+)$",
+                               re.I)
 _OPENING_CONJUNCTION = re.compile(r"^\s*(?:but|and|so|yet|still)\b[\s,]*", re.I)
 
 
@@ -767,6 +773,11 @@ def _about_choosing(tokens: list[str]) -> bool:
 def _read_segment(text: str, cue_before: bool) -> Segment:
     """A segment's answer: read from its shape, then from a clause of choosing inside it,
     and a verb with its pronoun ("Love it", "I get it") is a remark, not a name."""
+    denial = _PRAISE_BY_DENIAL.search(text)
+    if denial and _content(_tokens(denial.group(1))):
+        named = _read_segment_shape(denial.group(1), True)      # "…, you can't beat X"
+        if named.answer and not named.remark:
+            return replace(named, cue=True, text=_strip(text))
     hard = _HARD_CHOICE.match(text)
     if hard and (_lower(hard.group(1)) in W.CHOICE_VERBS
                  or _lower(hard.group(1)) in ("narrowing", "deciding", "committing")):

@@ -134,6 +134,8 @@ senator sen governor gov mayor judge inspector detective sergeant sgt lieutenant
 admiral coach reverend rev
 republic kingdom federation commonwealth principality sultanate emirate democratic federal
 """.split())
+# Words that name what kind of place a name is: "Mount Kilimanjaro" is Kilimanjaro.
+FEATURES = frozenset("mount mt mont lake loch cape isle river".split())
 PARTICLES = frozenset("van von de da di del della der den du la le el al bin ibn y dos das "
                       "the of".split())
 
@@ -166,18 +168,29 @@ def short_names(key: Key) -> list[Key]:
     lead = _place_prefix(key)
     digits = has_digit(key)
     for k in range(1, len(key)):
-        titles = all(w in HONORIFICS or w in PARTICLES for w in key[:k])
+        titles = all(w in HONORIFICS or w in PARTICLES or w in FEATURES for w in key[:k])
         if titles or (not digits and (k == lead or all(_name_word(w) for w in key[:k]))):
             out.append(key[k:])   # "King Louis 16" → Louis 16; never "Toy Story 3" → 3
     # A given name that no dictionary holds may stand alone for the person ("Frida" for
     # Frida Kahlo, "Mycroft" for Mycroft Holmes) when the surname is a name word too.
     if len(key) == 2 and not digits and all(_name_word(w) and w not in HONORIFICS
                                             and w not in PARTICLES for w in key) \
-            and len(key[0]) >= 4:
+            and len(key[0]) >= 3:
         out.append(key[:1])
     out = [b for b in out if b[-1] not in PARTICLES and any(
         len(w) >= 3 and w not in HONORIFICS and w not in PARTICLES for w in b)]
     return sorted(dict.fromkeys(out), key=len, reverse=True)
+
+
+_NOT_A_CREDIT = frozenset("me you us them him her it the a an my your this that".split())
+
+
+def _describes(word: str) -> bool:
+    """A word the dictionary knows as an adjective and never as a noun ("dry", "fresh",
+    "acoustic"): put before a name it describes one of the same thing ("dry martini" is a
+    martini), where a noun makes another ("sea lion", "bass guitar")."""
+    pos = lexicon.parts_of_speech(word)
+    return "ADJ" in pos and "NOUN" not in pos
 
 
 def bases_of(key: Key) -> tuple[list[Key], str] | None:
@@ -187,9 +200,13 @@ def bases_of(key: Key) -> tuple[list[Key], str] | None:
         head, place = key[:-1], key[-1]
         wider = [head + (place.split("-")[0],)] if "-" in place else []
         return wider + [head], "place"
-    if len(key) >= 2 and key[0] in QUALIFIERS and not has_digit(key) \
+    if len(key) >= 2 and (key[0] in QUALIFIERS or _describes(key[0])) and not has_digit(key) \
             and not lexicon.place_id(" ".join(key)):     # North Korea is not Korea
         return [key[1:]], "qualifier"
+    if "by" in key[1:-1] and not has_digit(key[key.index("by"):]) \
+            and key[key.index("by") + 1] not in _NOT_A_CREDIT:
+        # "Dune by Frank Herbert", "Wonderwall by Oasis": the work, credited.
+        return [key[:key.index("by")]], "qualifier"
     names = short_names(key)
     if names:
         return names, "short name"
