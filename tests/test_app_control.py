@@ -135,7 +135,7 @@ def test_escape_and_q_during_a_run_ask_first(isolated):
             await pilot.press("escape")
             assert app.screen is rs and rs.state == "running" and app.is_running
             await pilot.press("escape", "s")                # stop and go back
-            assert isinstance(app.screen, HomeScreen)
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
             await wait_until(pilot, lambda: app.store.run(rs.run_id).status == "cancelled")
 
     run(go())

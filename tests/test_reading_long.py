@@ -103,3 +103,16 @@ def test_a_credited_or_described_form_joins_the_bare_answer(qualified, bare, pro
 def test_a_different_thing_that_contains_the_answer_stays_apart(longer, shorter, prompt):
     matches = cluster_answers([longer, shorter, shorter], prompt)
     assert matches[0].cluster != matches[1].cluster
+
+
+@pytest.mark.parametrize("response, answer", [
+    # A change of mind in words ("let me change that to …", "make that …").
+    ("Seine! Hmm, no, let me change that to the Loire.", "Loire"),
+    ("Tagus. Actually, make that Douro.", "Douro"),
+    # A title that opens with a negative contraction is still a title.
+    ("Maybe Yellow? No, Can't Stop the Feeling.", "Can't Stop the Feeling"),
+    # "It's beautifully made" praises the answer before it; it is not another answer.
+    ("I'm going to go with Tubular Bells. It's wonderfully crafted. Enjoy!", "Tubular Bells"),
+])
+def test_changes_of_mind_titles_and_praise_after_the_answer(response, answer):
+    assert extract(response) == answer

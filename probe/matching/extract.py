@@ -756,6 +756,9 @@ _CHOICE_CLAUSE = re.compile(
 _HARD_CHOICE = re.compile(r"\s*(\w+ing)\b[^.!?]{0,60}?\b(?:is|was|'s|are)\s+(?:never|not|always|so|really|"
                           r"quite|truly|pretty)?\s*(?:easy|hard|difficult|tough|impossible|tricky|a challenge)\b",
                           re.I)
+_SWITCH = re.compile(r"\s*(?:(?:let\s+me|i['’]ll|i\s+will|i['’]d|i\s+would|i['’]m\s+going\s+to)\s+)?"
+                     r"(?:change|switch|swap|update)\s+(?:that|it|this|my\s+(?:answer|pick|choice|mind))\s+"
+                     r"(?:to|for)\s+(.+)$|\s*make\s+(?:that|it)\s+(?!a\b|an\b|the\b|one\b)(.+)$", re.I)
 _PRAISE_BY_DENIAL = re.compile(r"\b(?:you|one)\s+(?:can(?:not|'t|’t)|could(?:n't|n’t)|won(?:'t|’t))\s+"
                                r"(?:really\s+|possibly\s+)?(?:go\s+wrong\s+with|beat|top|resist)\s+(.+)$",
                                re.I)
@@ -776,6 +779,12 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     denial = _PRAISE_BY_DENIAL.search(text)
     if denial and _content(_tokens(denial.group(1))):
         named = _read_segment_shape(denial.group(1), True)      # "…, you can't beat X"
+        if named.answer and not named.remark:
+            return replace(named, cue=True, text=_strip(text))
+    switched = _SWITCH.match(text)
+    if switched and _content(_tokens(switched.group(1) or switched.group(2) or "")):
+        # "let me change that to Hamlet", "make that Oslo": the answer it becomes.
+        named = _read_segment_shape(switched.group(1) or switched.group(2), True)
         if named.answer and not named.remark:
             return replace(named, cue=True, text=_strip(text))
     hard = _HARD_CHOICE.match(text)
@@ -800,7 +809,22 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
                                    text=_strip(text))
     if seg.answer and not seg.cue and not seg.titled and _verb_clause(seg.answer, text):
         return Segment("", text=_strip(text), remark=True)
+    if seg.answer and seg.cue and seg.answer[:1].islower() and _STATED.match(text) \
+            and _describing(_tokens(seg.answer)[0]):
+        return Segment("", text=_strip(text), remark=True)    # "It's beautifully made"
     return seg
+
+
+_STATED = re.compile(r"\s*(?:it|that|this)(?:['’]s|\s+is|\s+was)\b", re.I)
+
+
+def _describing(word: str) -> bool:
+    """A word that describes rather than names: an adverb ("beautifully") or a
+    participle the dictionary knows only as a verb ("made", "loved")."""
+    from probe.matching import lexicon
+
+    pos = lexicon.parts_of_speech(_lower(word))
+    return pos == frozenset({"ADV"}) or (pos == frozenset({"VERB"}) and word.endswith(("ed", "en")))
 
 
 _SUBJECTS = frozenset("i we you they".split())
@@ -869,6 +893,11 @@ def _read_segment_shape(text: str, cue_before: bool) -> Segment:
         return Segment("", text=_strip(text), remark=True)
     # A phrase that sets the scene before a comma ("For a birthday card, a Monarch would be
     # lovely"; "In summer, go with yellow") is context, not the answer.
+    song_title = len(tokens) >= 3 and tokens[-1][:1].isupper() \
+        and all(t[:1].isupper() or t in _SMALL_WORDS for t in tokens) \
+        and re.search(r"n['’]t$", tokens[0], re.I) is not None      # "Don't Stop Me Now"
+    if song_title:
+        return Segment(_strip(text), text=_strip(text), whole=True, titled=True)
     if _lower(tokens[0]) in W.NEGATIONS or (_lower(tokens[0]) in ("rather", "prefer")
                                            and len(tokens) > 1
                                            and _lower(tokens[1]) in W.NEGATIONS):
