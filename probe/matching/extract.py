@@ -264,7 +264,7 @@ def read(response: str | None) -> Reading:
         scan = " , ".join(items)
         marked = [m.group("name") for m in (_MARKED.match(" ".join(_MARKUP.sub("", ln).split()))
                                             for ln in lines) if m]
-        if len(marked) == 1 and _content(_tokens(marked[0])):
+        if len(marked) == 1 and _tokens(marked[0]):
             chosen = _strip(marked[0])          # "* Zion ← my pick!": the item marked
             return Reading((Segment(chosen, text=chosen, cue=True, whole=True),), chosen)
         if len({i.casefold() for i in items}) > 1:
