@@ -170,6 +170,10 @@ def _first_content_lines(text: str) -> tuple[list[str], bool]:
             or _answerless(content[start])):
         start += 1                # "Oh, I love this." / "Sure!" before the answer's line
     head = content[start]
+    if head.lstrip().startswith("|"):
+        cells = _table_cells(content[start:start + 24])
+        if len(cells) >= 2:
+            return cells, True        # a table lays its options out side by side
     items = [ln for ln in content[start:start + 12] if _ITEM.match(ln)]
     following = content[start + 1:start + 3]
     if _ITEM.match(head) and following and _ITEM.match(following[0]):
@@ -178,6 +182,20 @@ def _first_content_lines(text: str) -> tuple[list[str], bool]:
             and len(items) >= 2:
         return [_ITEM.sub("", ln) for ln in items], True
     return [_LONE_ITEM.sub("", head)], False
+
+
+def _table_cells(lines: list[str]) -> list[str]:
+    """The first cell of each data row of a Markdown table (its header row, the one above
+    the |---| rule, is not an option)."""
+    rows = []
+    for ln in lines:
+        if not ln.lstrip().startswith("|"):
+            break
+        rows.append(ln.strip().strip("|").split("|")[0].strip())
+    rule = next((i for i, r in enumerate(rows) if r and set(r) <= set("-: ")), None)
+    if rule is not None:
+        rows = rows[rule + 1:]
+    return [r for r in rows if r and not set(r) <= set("-: ")]
 
 
 _ITEM_REF = re.compile(r"^(?:#|no\.\s*|option\s+|item\s+)(\d{1,2})\b", re.I)
@@ -271,7 +289,7 @@ def read(response: str | None) -> Reading:
             # A list of options, unless a line after it commits to one ("If I have to
             # commit to one, Blue").
             after = _lines_after_list(text)
-            later = tuple(_item_named(s, items) for ln in after for s in _read_line(ln)
+            later = tuple(_item_named(s, items) for s in _announced(after)
                           if s.cue and s.answer)
             return Reading((Segment(items[0], listed=True),) + later[:1], scan)
         lines = items[:1]
@@ -300,8 +318,7 @@ def read(response: str | None) -> Reading:
         # (for an echo such as "Ooh, rivers!", which the family's reading passes over).
         later = _committed_line(text, lines[0])
         if later is not None:
-            if any(s.answer and s.whole and not s.remark and not s.listed and not s.exclaim
-                   for s in segments):
+            if _name_alone(segments, line):
                 segments, line = segments + later[0], line + " " + later[1]
             else:
                 segments, line = later
@@ -318,11 +335,49 @@ def read(response: str | None) -> Reading:
 _NEW_TURN = re.compile(r"(?:^|(?<=[\s.!?]))[*_#]*(?:Q|Question|User|Human)[*_]*:", re.M)
 
 
+def _name_alone(segments: tuple[Segment, ...], line: str) -> bool:
+    """The line is a name and little else ("Lisbon!", "**Monarch** — lovely"): it stays
+    the answer even when a later line commits to one."""
+    answered = [s for s in segments if s.answer and not s.remark]
+    return len(answered) == 1 and answered[0].whole and not answered[0].listed \
+        and not answered[0].exclaim and len(_tokens(line)) <= 6
+
+
+def _announced(lines: list[str]) -> list[Segment]:
+    """The segments of ``lines``, the first one after a line that only announces a choice
+    ("## Recommendation", "Final choice:") read as chosen."""
+    out: list[Segment] = []
+    announced = False
+    for ln in lines:
+        segments = _read_line(ln)
+        if announced and segments[0].answer and not segments[0].remark:
+            segments = (replace(segments[0], cue=True),) + segments[1:]
+        out.extend(segments)
+        announced = all(not s.answer for s in segments) and any(
+            s.cue and not s.remark for s in segments) and len(_tokens(ln)) <= 4
+    return out
+
+
 def _committed(segments: tuple[Segment, ...]) -> bool:
     """Some segment commits to an answer: chosen in so many words, or a correction."""
     return any(s.answer and (s.cue or s.corrected) and not (s.remark or s.negated or s.listed
-                                                             or s.conditional or s.exclaim)
-               and not _alternative(s) for s in segments)
+                                                             or s.conditional or s.exclaim
+                                                             or s.indefinite)
+               and not _alternative(s) and name_like(s.answer) for s in segments)
+
+
+def name_like(answer: str) -> bool:
+    """Whether a reading can be a name at all: a few words, none of them a word for the
+    choice itself ("go with the most popular answer"), not ending on a determiner ("walk
+    through a few"). A title in Title Case always can."""
+    toks = _tokens(answer)
+    if not toks:
+        return False
+    if _is_title_like(answer):
+        return True
+    lows = [_lower(t) for t in toks]
+    return len(toks) <= 6 and not set(lows) & (W.CHOICE_NOUNS - {"one", "fan", "money"}) \
+        and lows[-1] not in W.DETERMINERS | {"few", "couple", "bit", "lot"}
 
 
 def _committed_line(text: str, answer_line: str) -> tuple[tuple[Segment, ...], str] | None:
@@ -334,11 +389,20 @@ def _committed_line(text: str, answer_line: str) -> tuple[tuple[Segment, ...], s
         at = lines.index(answer_line)
     except ValueError:
         return None
+    announced = False
     for raw in lines[at + 1:at + 40]:
+        if raw.lstrip().startswith("|"):
+            announced = False
+            continue              # a table's rows lay options out side by side
         ln = " ".join(_MARKUP.sub("", _ITEM.sub("", raw[:MAX_LINE])).split())
         segments = _read_line(ln)
+        if announced and segments[0].answer and not segments[0].remark:
+            # "## Recommendation" / "Final choice:" on a line of its own, then the name.
+            segments = (replace(segments[0], cue=True),) + segments[1:]
         if _committed(segments):
             return segments, ln
+        announced = all(not s.answer for s in segments) and any(
+            s.cue and not s.remark for s in segments) and len(_tokens(ln)) <= 4
     return None
 
 
@@ -422,14 +486,15 @@ def _lines_after_list(text: str) -> list[str]:
     """The content lines after a response's list of options."""
     lines = [ln for ln in text.split("\n") if _MARKUP.sub("", ln).strip()]
     seen_item = False
-    out = []
+    out: list[str] = []
     for ln in lines:
-        if _ITEM.match(ln):
-            seen_item = True
-            out = []
-        elif seen_item:
-            out.append(" ".join(_MARKUP.sub("", ln).split()))
-    return out[:3]
+        option = _ITEM.match(ln) or ln.lstrip().startswith("|")
+        if option and not out:
+            seen_item = True      # still in the list of options
+        elif seen_item and not ln.lstrip().startswith("|"):
+            # After the options: what follows, later lists (reasons, runners-up) included.
+            out.append(" ".join(_MARKUP.sub("", _ITEM.sub("", ln)).split()))
+    return out[:12]
 
 
 @lru_cache(maxsize=65536)
@@ -490,13 +555,20 @@ def _read_line(line: str) -> tuple[Segment, ...]:
         else:
             pending_cue = False
         i += 1
+    for k, seg in enumerate(segments):
+        if k and not seg.answer and POINTER.match(seg.text or ""):
+            # "That leaves October, which is lovely. That's my pick.": the name before.
+            prev = next((j for j in range(k - 1, -1, -1) if segments[j].answer
+                         and not segments[j].remark), None)
+            if prev is not None:
+                segments[prev] = replace(segments[prev], cue=True)
     # A line of take-backs alone ("Wait", "Nope!") names nothing; it is still read as text.
     return tuple(segments) or (Segment("", text=_strip(line), remark=True),)
 
 
 # A choice described before it is named: "The one that stands out is Kyoto".
 _DESCRIBED = re.compile(r"\s*(?:the|my|our)?\s*(?:\w+\s+){0,2}?(?:one|first|pick|choice|answer|winner|"
-                        r"favou?rite|option)\s+(?:that|which|who|i'd|i would|i'll|i’d)\b.{0,60}?"
+                        r"favou?rite|option)\s+(?:that|which|who|i'd|i would|i'll|i’d|i|we)\b.{0,60}?"
                         r"\b(?:is|would be|has to be|will be|was)\s+(.+)$", re.I)
 # "Hard to single one out", "Tough to narrow it down": no answer follows.
 _HARD_TO = re.compile(r"\s*(?:(?:it's|it is|that's|that is|it’s|that’s)\s+)?(?:really\s+|so\s+|very\s+)?"
@@ -751,10 +823,11 @@ _CHOICE_CLAUSE = re.compile(
     r"have\s+to|has\s+to|must|ultimately|finally|eventually|happily|confidently))*"
     r"\s+(?:go(?:ing)?\s+with|say|pick|choose|opt\s+for|vote\s+for|settle\s+on|land\s+on|"
     r"lean(?:ing)?\s+towards?|recommend|suggest|stick\s+with|nominate)\b"
-    r"|\bmy\s+(?:final\s+|top\s+|personal\s+|own\s+|actual\s+)?(?:pick|choice|answer|vote|"
+    r"|\bmy\s+(?!(?:second|backup|other|next|alternative|runner)\b)(?:[a-z]+\s+){0,2}?(?:pick|choice|answer|vote|"
     r"recommendation|suggestion)\s+(?:is|would\s+be|has\s+to\s+be|will\s+be)\b", re.I)
 _HARD_CHOICE = re.compile(r"\s*(\w+ing)\b[^.!?]{0,60}?\b(?:is|was|'s|are)\s+(?:never|not|always|so|really|"
-                          r"quite|truly|pretty)?\s*(?:easy|hard|difficult|tough|impossible|tricky|a challenge)\b",
+                          r"quite|truly|pretty|much|way|a\s+lot|a\s+bit)?\s*(?:easy|hard|difficult|tough|impossible|"
+                          r"tricky|easier|harder|tougher|trickier|more\s+difficult|a\s+challenge)\b",
                           re.I)
 _SWITCH = re.compile(r"\s*(?:(?:let\s+me|i['’]ll|i\s+will|i['’]d|i\s+would|i['’]m\s+going\s+to)\s+)?"
                      r"(?:change|switch|swap|update)\s+(?:that|it|this|my\s+(?:answer|pick|choice|mind))\s+"
@@ -762,6 +835,14 @@ _SWITCH = re.compile(r"\s*(?:(?:let\s+me|i['’]ll|i\s+will|i['’]d|i\s+would|i
 _PRAISE_BY_DENIAL = re.compile(r"\b(?:you|one)\s+(?:can(?:not|'t|’t)|could(?:n't|n’t)|won(?:'t|’t))\s+"
                                r"(?:really\s+|possibly\s+)?(?:go\s+wrong\s+with|beat|top|resist)\s+(.+)$",
                                re.I)
+# The request said back: "You'd like me to pick a random font", "You asked for a city".
+_RESTATED = re.compile(r"\s*(?:so\s+)?you(?:['’]d\s+like|\s+would\s+like|\s+want|['’]re\s+asking|\s+are\s+asking|"
+                       r"\s+asked|['’]re\s+looking|\s+are\s+looking|\s+need|\s+mentioned)\b", re.I)
+_DEPENDS = re.compile(r"\b(?:depends|depend)\s+(?:\w+\s+){0,3}?(?:on|upon)\b", re.I)
+# Choosing as the subject of a remark: "Picking a font at random is more fun when …".
+_CHOOSING_IS = re.compile(r"\s*(\w+ing)\b(?:\s+(?:a|an|the|one|just|only|some|your|my)\b)[^.!?]{0,60}?\b"
+                          r"(?:is|was|are|can\s+be|feels?|seems?|makes?)\s+(?:a\s+|more\s+|much\s+|so\s+)?[a-z]",
+                          re.I)
 _OPENING_CONJUNCTION = re.compile(r"^\s*(?:but|and|so|yet|still)\b[\s,]*", re.I)
 
 
@@ -787,7 +868,16 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         named = _read_segment_shape(switched.group(1) or switched.group(2), True)
         if named.answer and not named.remark:
             return replace(named, cue=True, text=_strip(text))
-    hard = _HARD_CHOICE.match(text)
+    if _RESTATED.match(text):
+        return Segment("", text=_strip(text), remark=True)      # "You'd like me to pick a …"
+    leaves = _LEAVES.match(text)
+    if leaves and _tokens(leaves.group(1)):
+        named = _read_segment_shape(leaves.group(1), True)
+        if named.answer and not named.remark:
+            return replace(named, cue=True, text=_strip(text))
+    if _DEPENDS.search(text) and not _is_title_like(text):
+        return Segment("", text=_strip(text), remark=True)      # "Choosing one depends on …"
+    hard = _HARD_CHOICE.match(text) or _CHOOSING_IS.match(text)
     if hard and (_lower(hard.group(1)) in W.CHOICE_VERBS
                  or _lower(hard.group(1)) in ("narrowing", "deciding", "committing")):
         return Segment("", text=_strip(text), remark=True)    # "Choosing one is never easy"
@@ -807,6 +897,10 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
                 if not negated:
                     return replace(chosen, cue=True, conditional=offer or chosen.conditional,
                                    text=_strip(text))
+    if seg.answer and not seg.cue and not seg.remark:
+        named = _NAMED_CHOICE.match(text)
+        if named and seg.answer in named.group("name"):
+            return replace(seg, cue=True)      # "Fusilli is the one I'd put my money on"
     if seg.answer and not seg.cue and not seg.titled and _verb_clause(seg.answer, text):
         return Segment("", text=_strip(text), remark=True)
     if seg.answer and seg.cue and seg.answer[:1].islower() and _STATED.match(text) \
@@ -828,6 +922,20 @@ def _describing(word: str) -> bool:
 
 
 _SUBJECTS = frozenset("i we you they".split())
+_RUN_ON = frozenset("it this that they we you he she there".split())
+# The name as the subject of a commitment: "Fusilli is the one I'd put my money on",
+# "Kyoto is my pick", "Rigatoni would be my choice".
+_NAMED_CHOICE = re.compile(r"(?P<name>.+?)\s+(?:is|was|would\s+be|will\s+be|['’]s)\s+(?:definitely\s+|easily\s+|"
+                           r"clearly\s+|probably\s+|still\s+)?(?:my|our|the)\s+(?:\w+\s+){0,2}?"
+                           r"(?:pick|choice|answer|vote|winner|recommendation|one\s+(?:i|we)\b|one\s+i['’]d\b|"
+                           r"one\s+i['’]ll\b)", re.I)
+# A choice by elimination: "That leaves October", "which leaves us with Kyoto".
+_LEAVES = re.compile(r"\s*(?:and\s+)?(?:that|which|this)\s+leaves\s+(?:(?:us|me|just|only)\s+)*(?:with\s+)?(.+)$",
+                     re.I)
+# A sentence that points back at the answer just named: "That's my pick.", "It gets my vote."
+POINTER = re.compile(r"\s*(?:that|this|it|which)(?:['’]s|\s+is|\s+was|\s+would\s+be|\s+gets|\s+has)\s+"
+                     r"(?:definitely\s+|officially\s+)?(?:my|our)\s+(?:final\s+|top\s+)?(?:pick|choice|answer|vote|"
+                     r"winner|recommendation)\s*[.!]*\s*$", re.I)
 _OBJECTS = frozenset("it this that them me us".split())
 
 
@@ -847,10 +955,11 @@ def _verb_clause(answer: str, text: str) -> bool:
     at = next((i for i, w in enumerate(lows) if w == first), None)
     if at is None or "VERB" not in lexicon.parts_of_speech(first):
         return False
-    before = lows[at - 1] if at else ""
+    before = lows[at - 1].partition("'")[0] if at else ""
     after = lows[at + 1] if at + 1 < len(lows) else ""
     if before in W.AUXILIARIES and at > 1:
         before = lows[at - 2]          # "I could chat about rivers forever"
+    before = before.partition("'")[0]  # "I'll treat it like …"
     return before in _SUBJECTS or (after in _OBJECTS and len(atoks) == 1)
 
 
@@ -992,6 +1101,10 @@ def _read_segment_shape(text: str, cue_before: bool) -> Segment:
     upper = text.isupper()
     for j in range(1, len(toks)):
         low = _lower(toks[j])
+        if toks[j][:1].isupper() and not upper and low.partition("'")[0] in _RUN_ON \
+                and j + 1 < len(toks) and toks[j + 1][:1].islower():
+            end, cut = j, True        # "My pick: Hephaestus It fits the mood": a new sentence
+            break
         if toks[j][:1].isupper() and not upper and low not in ("is", "are", "was", "were") \
                 and low.partition("'")[0] != "i":
             continue                  # "The month of May", "Vitamin D", "Will Smith"
