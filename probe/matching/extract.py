@@ -184,6 +184,15 @@ def _first_content_lines(text: str) -> tuple[list[str], bool]:
     return [_LONE_ITEM.sub("", head)], False
 
 
+def _option_name(item: str) -> str:
+    """A list item's option without its description: "Imagine: a true classic" and
+    "Petra — distinctive, though divisive" offer Imagine and Petra."""
+    m = re.match(r"(.+?)(?::\s|\s[—–-]\s)(.+)$", item)
+    if m and len(_tokens(m.group(1))) <= 6 and len(_tokens(m.group(2))) >= 2:
+        return _strip(m.group(1))
+    return item
+
+
 def _table_cells(lines: list[str]) -> list[str]:
     """The first cell of each data row of a Markdown table (its header row, the one above
     the |---| rule, is not an option)."""
@@ -277,7 +286,7 @@ def read(response: str | None) -> Reading:
     if not lines:
         return Reading((Segment(""),), "")
     if listed:
-        items = [_strip(" ".join(_MARKUP.sub("", ln).split())) for ln in lines]
+        items = [_option_name(_strip(" ".join(_MARKUP.sub("", ln).split()))) for ln in lines]
         items = [i for i in items if i]
         scan = " , ".join(items)
         marked = [m.group("name") for m in (_MARKED.match(" ".join(_MARKUP.sub("", ln).split()))
@@ -353,9 +362,16 @@ def _announced(lines: list[str]) -> list[Segment]:
         if announced and segments[0].answer and not segments[0].remark:
             segments = (replace(segments[0], cue=True),) + segments[1:]
         out.extend(segments)
-        announced = all(not s.answer for s in segments) and any(
-            s.cue and not s.remark for s in segments) and len(_tokens(ln)) <= 4
+        announced = _announces(ln, segments)
     return out
+
+
+def _announces(line: str, segments: tuple[Segment, ...]) -> bool:
+    """A short line that only announces a choice: "## Recommendation", "✅ Final choice",
+    "My pick:"."""
+    toks = _tokens(line)
+    return 1 <= len(toks) <= 4 and all(not s.answer for s in segments) and any(
+        _lower(t) in W.CHOICE_NOUNS | W.CHOICE_VERBS | W.LABELS for t in toks)
 
 
 def _committed(segments: tuple[Segment, ...]) -> bool:
@@ -401,8 +417,7 @@ def _committed_line(text: str, answer_line: str) -> tuple[tuple[Segment, ...], s
             segments = (replace(segments[0], cue=True),) + segments[1:]
         if _committed(segments):
             return segments, ln
-        announced = all(not s.answer for s in segments) and any(
-            s.cue and not s.remark for s in segments) and len(_tokens(ln)) <= 4
+        announced = _announces(ln, segments)
     return None
 
 
@@ -843,6 +858,7 @@ _DEPENDS = re.compile(r"\b(?:depends|depend)\s+(?:\w+\s+){0,3}?(?:on|upon)\b", r
 _CHOOSING_IS = re.compile(r"\s*(\w+ing)\b(?:\s+(?:a|an|the|one|just|only|some|your|my)\b)[^.!?]{0,60}?\b"
                           r"(?:is|was|are|can\s+be|feels?|seems?|makes?)\s+(?:a\s+|more\s+|much\s+|so\s+)?[a-z]",
                           re.I)
+_RELATIVE = re.compile(r",\s*(?:which|who|whose|that|because|since|as|though|although)\b", re.I)
 _OPENING_CONJUNCTION = re.compile(r"^\s*(?:but|and|so|yet|still)\b[\s,]*", re.I)
 
 
@@ -1197,7 +1213,8 @@ def _read_segment_shape(text: str, cue_before: bool) -> Segment:
         # "My number is 42", "My favourite butterfly is the Monarch": the complement answers.
         return Segment(complement, text=_strip(text), cue=True, whole=True,
                        listed=is_list(complement))
-    listed = is_list(answer) or (len(_tokens(whole_text)) <= 8 and is_list(whole_text)) or bool((between or several or re.search(r"\bbetween\b", answer, re.I))
+    listed = is_list(answer) or (len(_tokens(whole_text)) <= 8 and is_list(whole_text)
+                                 and not _RELATIVE.search(whole_text)) or bool((between or several or re.search(r"\bbetween\b", answer, re.I))
                                  and bool(re.search(r"\s(?:and|&)\s", answer)))
     indefinite = n > 0 and _lower(tokens[n - 1]) in ("a", "an", "some", "any", "another",
                                                       "something", "somewhere", "someone")
