@@ -103,6 +103,7 @@ def _clean(response: str) -> str:
     if special and text[:special.start()].strip():
         text = text[:special.start()]     # "Monarch<end_of_turn>…": the rest is not the answer
     text = _SPECIAL.sub("\n", text.replace("\r", "\n"))
+    text = re.sub(r"\bTL\s*;\s*DR\b", "TLDR", text, flags=re.I)
     # A closing "**" before a new sentence ends one ("**My choice: Iron** It's a classic").
     text = _BOLD_END.sub(r"\1. ", text)
     # A base model's "A: X Q: … A: X" loop: each "Q:" or "A:" starts a sentence of its own.
@@ -378,7 +379,7 @@ def _committed(segments: tuple[Segment, ...]) -> bool:
     """Some segment commits to an answer: chosen in so many words, or a correction."""
     return any(s.answer and (s.cue or s.corrected) and not (s.remark or s.negated or s.listed
                                                              or s.conditional or s.exclaim
-                                                             or s.indefinite)
+                                                             or s.indefinite and s.answer[:1].islower())
                and not _alternative(s) and name_like(s.answer) for s in segments)
 
 
@@ -543,6 +544,7 @@ def _read_line(line: str) -> tuple[Segment, ...]:
                 (len(toks_i) == 1 and len(toks_i[0]) == 1 and toks_i[0] in "AQaq")
                 or _lower(toks_i[0]) in W.PREPOSITIONS | W.SUBORDINATORS
                 or (mark == "colon" and _lower(toks_i[-1]) in W.CHOICE_NOUNS and len(toks_i) <= 4)
+                or (mark == "colon" and _HERE_IT_IS.search(text_i) is not None)
                 or (mark == "colon" and _label(toks_i, pieces[i + 1][0] if i + 1 < len(pieces)
                                                else ""))):
             # "A: Monet", "Quick pick: Obsidian" (labels), "Without overthinking it: …" (a
@@ -859,7 +861,9 @@ _CHOOSING_IS = re.compile(r"\s*(\w+ing)\b(?:\s+(?:a|an|the|one|just|only|some|yo
                           r"(?:is|was|are|can\s+be|feels?|seems?|makes?)\s+(?:a\s+|more\s+|much\s+|so\s+)?[a-z]",
                           re.I)
 _RELATIVE = re.compile(r",\s*(?:which|who|whose|that|because|since|as|though|although)\b", re.I)
-_OPENING_CONJUNCTION = re.compile(r"^\s*(?:but|and|so|yet|still)\b[\s,]*", re.I)
+_HERE_IT_IS = re.compile(r"\b(?:here\s+it\s+is|here\s+goes|here\s+you\s+go|here['’]s\s+(?:mine|my\s+\w+|the\s+\w+))\s*$",
+                         re.I)
+_OPENING_CONJUNCTION = re.compile(r"^\s*(?:but|and|so|yet|still)\b[\s,]+", re.I)
 
 
 def _about_choosing(tokens: list[str]) -> bool:
@@ -897,6 +901,9 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     if hard and (_lower(hard.group(1)) in W.CHOICE_VERBS
                  or _lower(hard.group(1)) in ("narrowing", "deciding", "committing")):
         return Segment("", text=_strip(text), remark=True)    # "Choosing one is never easy"
+    opening = _OPENING_CONJUNCTION.match(text)
+    if opening and opening.end() < len(text) and _tokens(text[opening.end():]):
+        text = text[opening.end():]          # "But if I had to pick one, it'd be X"
     seg = _read_segment_shape(text, cue_before)
     if not (seg.cue and seg.answer and not seg.remark):
         clause = _CHOICE_CLAUSE.search(text)
