@@ -116,3 +116,38 @@ def test_a_different_thing_that_contains_the_answer_stays_apart(longer, shorter,
 ])
 def test_changes_of_mind_titles_and_praise_after_the_answer(response, answer):
     assert extract(response) == answer
+
+
+# ------------------------------------------------------------ long replies, second round
+
+@pytest.mark.parametrize("response, answer", [
+    # A preamble that restates the request or talks about choosing names nothing; the
+    # choice comes later, however it is announced.
+    ("You'd like me to choose a river for a poem. Gladly! Let me think it through.\n\n"
+     "## Verdict\n\nThe Shannon. It sounds like water.", "Shannon"),
+    ("Selecting a single river is more interesting than it looks.\n\n"
+     "| River | Pro | Con |\n|---|---|---|\n| Nile | Famous | Obvious |\n| Po | Short | Flat |\n\n"
+     "So my final answer is the Po.", "Po"),
+    ("Options first:\n- Rhône: fast and cold.\n- Saône: slow and green.\n\n"
+     "✅ My choice\n\nSaône", "Saône"),
+    ("I'll treat this like a little tournament.\n\nIn the end, the Elbe is the one I'd back.",
+     "Elbe"),
+    ("Let me cross a few off:\n- Tay: a bit bleak.\n- Clyde: too busy.\n\n"
+     "That leaves **the Spey**, which is lovely in autumn. That's my pick.", "Spey"),
+    ("But if I have to pick one without more to go on, it'd be the Douro.", "Douro"),
+    ("Still, you wanted just one, so here it is: the Guadalquivir.", "Guadalquivir"),
+    ("Honestly, nothing beats the Dordogne for a slow trip.", "Dordogne"),
+    ("Hmm. Thames? Too grey. Severn? Maybe. Wye? Lovely. It has real charm.", "Wye"),
+    ("**TL;DR:** Shannon.", "Shannon"),
+])
+def test_long_replies_second_round(response, answer):
+    assert extract(response) == answer
+
+
+@pytest.mark.parametrize("response", [
+    "So many choices!",
+    "It has a wonderful history and a calm feel.",
+    "I have a real weakness for this kind of question.",
+])
+def test_remarks_about_the_answer_or_the_choice_name_nothing(response):
+    assert _pick(response) == ""

@@ -245,7 +245,8 @@ def _divisions(line: str) -> list[tuple[str, str]]:
             if (word.casefold() in _ABBREVIATIONS
                     or (len(word) == 1 and word.isalpha() and (name_follows or not nxt_word))
                     or re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]", word)
-                    or (len(word) <= 3 and word[:1].isupper() and word.isalpha() and name_follows)
+                    or (len(word) <= 3 and word[:1].isupper() and word.isalpha() and name_follows
+                        and not W.is_filler(word.casefold()))
                     or (word[-1:].isdigit() and line[m.end():m.end() + 1].isdigit())):
                 continue
         out.append((line[start:m.start()], kind))
@@ -318,6 +319,9 @@ def read(response: str | None) -> Reading:
     if not options and _title_case(line) and len(lines) == 1:
         name = _strip(line)
         return Reading((Segment(name, text=name, whole=True, titled=True),), line)
+    approved = _approved_pick(line)
+    if approved is not None:
+        return approved
     if options:
         return Reading((Segment(options[0], text=line, listed=True),), " , ".join(options))
     segments = _read_line(line)
@@ -420,6 +424,47 @@ def _committed_line(text: str, answer_line: str) -> tuple[tuple[Segment, ...], s
             return segments, ln
         announced = _announces(ln, segments)
     return None
+
+
+_FAINT = frozenset("obvious safe tough hard easy first random final big huge massive total "
+                   "popular fine".split())
+_APPROVALS = frozenset("yes yep yeah yup bingo perfect winner sold done ideal exactly absolutely "
+                       "definitely".split())
+
+
+def _approved_pick(line: str) -> Reading | None:
+    """"Rome? Too obvious. Venice? Perfect.": of names put as questions, the one approved
+    right after it is the pick."""
+    if line.count("?") < 2:
+        return None
+    segments = _read_line(line)
+    asked = [s for s in segments if s.answer and _asked_in(s, line)]
+    judged = [s for s in asked if _approved_after(s, segments)]
+    if len(asked) < 2 or len(judged) != 1:
+        return None
+    chosen = replace(judged[0], cue=True, whole=True)
+    verdicts = {i + 1 for i, s in enumerate(segments) if s in asked and i + 1 < len(segments)
+                and len(_tokens(segments[i + 1].text or segments[i + 1].answer)) <= 3}
+    out = []
+    for i, s in enumerate(segments):
+        if s is judged[0]:
+            out.append(chosen)
+        elif s in asked:
+            out.append(replace(s, negated=True))           # "Rome? Too obvious."
+        elif i in verdicts:
+            out.append(Segment("", text=s.text or s.answer, remark=True))   # "Close."
+        else:
+            out.append(s)
+    return Reading(tuple(out), line)
+
+
+def _approved_after(seg: Segment, segments: tuple[Segment, ...]) -> bool:
+    """The segment after ``seg`` approves of it in a word or two ("Perfect.", "Yes!")."""
+    at = next((i for i, s in enumerate(segments) if s is seg), None)
+    if at is None or at + 1 >= len(segments):
+        return False
+    words = [_lower(t) for t in _tokens(segments[at + 1].text or segments[at + 1].answer)]
+    return 1 <= len(words) <= 3 and (words[0] in _APPROVALS or words[0] in W.PRAISE - _FAINT)
 
 
 def _asked_in(seg: Segment, line: str) -> bool:
@@ -708,6 +753,9 @@ def _article_start(tokens: list[str], k: int) -> int:
 _OBJECT_PRONOUNS = frozenset("this that it these those them".split())
 
 
+_CHOSEN = frozenset("chosen picked gone settled landed opted selected decided gone gotten got".split())
+
+
 def _remark(tokens: list[str]) -> bool:
     """A sentence about the choice: a pronoun or quantifier subject and then a verb that is
     not "to be" ("It depends", "Any of them would work", "They vary") — unless what follows
@@ -721,10 +769,13 @@ def _remark(tokens: list[str]) -> bool:
     lows = [_lower(t) for t in tokens]
     if lows[-1:] == ["one"] and len(lows) > 2 and lows[-2] in ("this", "that"):
         lows = lows[:-1]              # "I adore this one"
-    if 2 <= len(lows) <= 6 and lows[-1] in _OBJECT_PRONOUNS and lows[0] in ("i", "we") \
+    if 2 <= len(lows) <= 8 and lows[-1] in _OBJECT_PRONOUNS and lows[0] in ("i", "we") \
             and not any(t[:1].isupper() for t in tokens[1:]) \
             and not any(w in W.CHOICE_VERBS | W.NEGATIONS for w in lows):
         return True                   # "I love this", "We adore it": about the question
+    if len(lows) > 2 and lows[0] in ("i", "we") and lows[1] in ("have", "had") \
+            and tokens[2][:1].islower() and lows[2] not in W.CHOICE_VERBS | _CHOSEN | {"to"}:
+        return True                   # "I have a soft spot for it": about the speaker
     first = _lower(tokens[0])
     head, _, clitic = first.partition("'")
     if first in ("this", "the") and len(tokens) > 2 and _lower(tokens[1]) in ("question", "quiz",
@@ -760,6 +811,9 @@ def _remark(tokens: list[str]) -> bool:
             w in W.AUXILIARIES | W.DISCOURSE | W.CHOICE_VERBS | W.NEGATIONS | {"to"}
             for w in after[:next(i for i, w in enumerate(after) if w in W.CHOICE_VERBS)]):
         return False                  # "You should go with …", "We'd pick …"
+    if verb in ("has", "have", "had") and len(rest) > 1 and _lower(rest[1]) != "to" \
+            and not rest[1][:1].isupper():
+        return True                   # "It has a ton of character": said of the answer
     if verb in W.CHOICE_VERBS or (verb in W.AUXILIARIES and head in ("it", "that", "this",
                                                                       "i", "my")):
         return False                  # "It would be the Monarch", "That is Monarch"
@@ -849,8 +903,9 @@ _HARD_CHOICE = re.compile(r"\s*(\w+ing)\b[^.!?]{0,60}?\b(?:is|was|'s|are)\s+(?:n
 _SWITCH = re.compile(r"\s*(?:(?:let\s+me|i['’]ll|i\s+will|i['’]d|i\s+would|i['’]m\s+going\s+to)\s+)?"
                      r"(?:change|switch|swap|update)\s+(?:that|it|this|my\s+(?:answer|pick|choice|mind))\s+"
                      r"(?:to|for)\s+(.+)$|\s*make\s+(?:that|it)\s+(?!a\b|an\b|the\b|one\b)(.+)$", re.I)
-_PRAISE_BY_DENIAL = re.compile(r"\b(?:you|one)\s+(?:can(?:not|'t|’t)|could(?:n't|n’t)|won(?:'t|’t))\s+"
-                               r"(?:really\s+|possibly\s+)?(?:go\s+wrong\s+with|beat|top|resist)\s+(.+)$",
+_PRAISE_BY_DENIAL = re.compile(r"\b(?:(?:you|one)\s+(?:can(?:not|'t|’t)|could(?:n't|n’t)|won(?:'t|’t))\s+"
+                               r"(?:really\s+|possibly\s+)?(?:go\s+wrong\s+with|beat|top|resist)|"
+                               r"nothing\s+(?:beats|tops|compares\s+to|comes\s+close\s+to))\s+(.+)$",
                                re.I)
 # The request said back: "You'd like me to pick a random font", "You asked for a city".
 _RESTATED = re.compile(r"\s*(?:so\s+)?you(?:['’]d\s+like|\s+would\s+like|\s+want|['’]re\s+asking|\s+are\s+asking|"
@@ -920,6 +975,17 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
                 if not negated:
                     return replace(chosen, cue=True, conditional=offer or chosen.conditional,
                                    text=_strip(text))
+    toks = _tokens(text)
+    if seg.answer and 1 <= len(toks) <= 3 and all(
+            _lower(t) in W.LABELS | W.CHOICE_NOUNS or W.is_filler(_lower(t)) for t in toks) \
+            and any(_lower(t) in (W.LABELS | W.CHOICE_NOUNS) - {"one", "fan", "fans", "money", "go-to"}
+                    for t in toks) and seg.answer[:1] not in "0123456789":
+        return Segment("", text=_strip(text), cue=True)           # "## Verdict", "Final pick"
+    if seg.answer and seg.answer.islower() and len(_tokens(seg.answer)) == 1 \
+            and _lower(seg.answer) in W.PREPOSITIONS | W.PARTICLES_AFTER_CHOICE | {"through", "out", "over"}:
+        return Segment("", text=_strip(text), remark=True)        # "Let me think it through"
+    if seg.answer and all(_lower(t) in W.NON_ANSWERS for t in _tokens(seg.answer)):
+        return Segment("", text=_strip(text), remark=True)        # "So many choices!"
     if seg.answer and not seg.cue and not seg.remark:
         named = _NAMED_CHOICE.match(text)
         if named and seg.answer in named.group("name"):

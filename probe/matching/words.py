@@ -81,7 +81,7 @@ popular random final happy glad big huge massive total
 
 # Words that decline on their own ("Either", "None", "All of them"): never a short name.
 NON_ANSWERS = frozenset("either neither none both all any whatever whichever anything "
-                        "everything nothing no".split())
+                        "everything nothing no many much lots plenty several".split())
 
 FUNCTION = PRONOUNS | DETERMINERS | AUXILIARIES | PREPOSITIONS | CONJUNCTIONS
 FILLER = FUNCTION | DISCOURSE | CHOICE_VERBS | CHOICE_NOUNS | PRAISE
