@@ -151,3 +151,24 @@ def test_long_replies_second_round(response, answer):
 ])
 def test_remarks_about_the_answer_or_the_choice_name_nothing(response):
     assert _pick(response) == ""
+
+
+def test_a_long_reply_commits_to_the_candidate_its_own_sentence_chooses():
+    # The family's other replies give its candidates; the long one names three of them and
+    # commits to one in the first person, with a runner-up and a turned-down option.
+    long_reply = (
+        "What a lovely thing to ponder for a weekend away. Rivers carry so much history, and "
+        "each of these has its own character.\n\n"
+        "The Rhine is stunning in places, though it gets crowded. The Danube is grand but a "
+        "bit too obvious for this.\n\n"
+        "After all of that, the Loire is where I'd settle — the châteaux alone are worth it.\n\n"
+        "If you'd prefer something busier, the Rhine would be a fine alternative."
+    )
+    prompt = "Name a random river."
+    matches = cluster_answers([long_reply, "Rhine", "Danube", "Loire", "Loire"], prompt)
+    assert not matches[0].nonpick and matches[0].canonical == "Loire"
+    # Sentences that only offer or weigh options commit to nothing: still a list.
+    weighing = ("Rivers are wonderful to think about, and every one of them has a story.\n\n"
+                "The Rhine is stunning. The Danube is grand. The Loire is gentle.\n\n"
+                "If you'd prefer busy, try the Rhine; if you'd prefer calm, the Loire.")
+    assert cluster_answers([weighing, "Rhine", "Danube", "Loire"], prompt)[0].nonpick

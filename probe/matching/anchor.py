@@ -209,10 +209,66 @@ def _surface(text: str, core: Key, generic: frozenset[str], norm=normalise) -> s
     return " ".join(core)
 
 
-def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
+def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
+           response: str | None = None) -> Decision:
     """A first reading checked against the family's candidates."""
     if d.reading is None or d.kind == EMPTY or d.reading.braced or d.unformatted:
         return d
+    if response and len(response) >= _LONG_REPLY:
+        core = committed_mention(response, vocab)
+        if core is not None:
+            return _picked(d, core, response, generic, vocab.norm)
+    return _revise(d, vocab, generic)
+
+
+# A reply this long is read sentence by sentence for the candidate it commits to.
+_LONG_REPLY = 160
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+|\s[—–]\s|;\s")
+_FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're our us let's".split())
+_COMMITTING = frozenset("""pick picks picked choose chose chosen choice recommend recommendation
+recommendations verdict winner answer vote settle settling settled land landing go going
+decision final favourite favorite tldr bottom backing back opt""".split())
+_DEMURRING = frozenset("""alternative alternatives alternatively runner runner-up backup honorable
+honourable mention mentions also too instead downside though although however if unless
+otherwise second another else not no never nor rule ruled cross crossed skip skipping obvious
+overrated close maybe perhaps could might""".split())
+
+
+def committed_mention(response: str, vocab: Vocabulary) -> Key | None:
+    """In a long reply, the one candidate of the family a sentence commits to: each
+    sentence that names exactly one candidate scores it — up when it speaks in the first
+    person (or as a short label, "Winner: X") with a word of choosing, down when it offers
+    an alternative, a condition or a turn-down ("if you'd prefer", "runner-up", "too
+    obvious"). The candidate with the best positive score, clear of every other, is the
+    pick; ``None`` when no sentence commits or two candidates tie."""
+    from probe.matching.extract import _MARKUP, _clean, _lower, _tokens
+
+    text = _clean(response)
+    score: dict[Key, int] = defaultdict(int)
+    for sentence in _SENTENCE.split(text):
+        named = vocab.mentions(_MARKUP.sub("", sentence))
+        if len(named) != 1:
+            continue
+        words = [_lower(t) for t in _tokens(_MARKUP.sub("", sentence))]
+        name_words = set(named[0])
+        rest = [w for w in words if w not in name_words]
+        committing = bool(set(rest) & _COMMITTING)
+        personal = bool(set(rest) & _FIRST_PERSON) or len(rest) <= 4
+        demurring = bool(set(rest) & _DEMURRING)
+        if committing and personal and not demurring:
+            score[named[0]] += 2
+        elif demurring:
+            score[named[0]] -= 1
+    if not score:
+        return None
+    ranked = sorted(score.items(), key=lambda kv: -kv[1])
+    best, top = ranked[0]
+    if top < 2 or (len(ranked) > 1 and ranked[1][1] >= top):
+        return None
+    return best
+
+
+def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
     seg = d.segment
     if d.kind == REFUSAL and seg is not None and not (seg.listed or seg.remark or not seg.answer):
         return d                  # refused in so many words, or a hedge word: stays
@@ -363,7 +419,7 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
     vocab.drop_composites()
     for r, d in _set_phrases(first, vocab, weights).items():
         first[r] = d
-    return {r: revise(d, vocab, generic) for r, d in first.items()}
+    return {r: revise(d, vocab, generic, r) for r, d in first.items()}
 
 
 def _set_phrases(first: dict, vocab: Vocabulary, weights: dict | None) -> dict:

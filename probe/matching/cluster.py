@@ -381,7 +381,7 @@ class Canonicalizer:
         """Place one response; later calls see it as an answer already seen (and read
         unsure responses against the answers seen so far)."""
         d = revise(first_reading(response, self.generic, self.options, self.question,
-                                 self.norm, self.braces), self.vocab, self.generic)
+                                 self.norm, self.braces), self.vocab, self.generic, response)
         if d.kind == "" and d.key and d.sure:
             self.vocab.add(d.key)
         answer = d.answer
