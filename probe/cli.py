@@ -127,16 +127,18 @@ def _reference_option(f):
 @click.option("--model", default="external", show_default=True, callback=model_name,
               help="Model name to store with the run.")
 @click.option("--no-save", is_flag=True, help="Do not store the run in the database.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+              help="Processes that match a folder's families (default: one per core, up to 8).")
 @_reference_option
 @_db_option
 def score(family: str, responses_paths: tuple[str, ...], as_json: bool, model: str,
-          no_save: bool, reference: bool, db_path: str) -> None:
+          no_save: bool, jobs: int | None, reference: bool, db_path: str) -> None:
     """Score given responses for FAMILY (a .toml path, a name in ./families, or a folder of
     family files: then each family id in the responses is scored on its own); no model."""
     from probe.cli_score import score_command
 
     score_command(family, responses_paths, as_json, model, no_save,
-                  "reference" if reference else "probe", db_path)
+                  "reference" if reference else "probe", db_path, jobs)
 
 
 # ------------------------------------------------------------------ match

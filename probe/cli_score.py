@@ -16,7 +16,7 @@ from probe.terminal import StatusLine
 
 
 def score_command(family: str, responses_paths: tuple[str, ...], as_json: bool, model: str,
-                  no_save: bool, rule: str, db_path: str) -> None:
+                  no_save: bool, rule: str, db_path: str, jobs: int | None = None) -> None:
     from probe import family as fam_mod
     from probe.paths import families_dir
     from probe.tally import families_for_groups, group_for, read_groups, tally
@@ -43,21 +43,33 @@ def score_command(family: str, responses_paths: tuple[str, ...], as_json: bool, 
         from probe.store import Store
 
         store = Store(db_path)
+    for t, scored in zip(tallies, _scored(tallies, rule, jobs, status)):
+        _score_one(t, scored, model, store, label, as_json, rule, status)
+
+
+def _scored(tallies: list, rule: str, jobs: int | None, status: StatusLine):
+    """Each tally's scores, in order: a folder's families matched on several processes
+    (probe.parallel) unless the rule is the reference one or a family is big."""
+    from probe.parallel import ordered_map
+    from probe.tally import match_tally, score_tally, scored_from
+
+    if rule == "probe" and all(len(t) < 100_000 for t in tallies):
+        for t, (scores, matched) in zip(tallies, ordered_map(match_tally, tallies, jobs)):
+            yield scored_from(t, scores, matched)
+        return
     for t in tallies:
-        _score_one(t, model, store, label, as_json, rule, status)
+        if len(t) >= 100_000:
+            status.show(f"matching {len(t.forms):,} distinct responses of {t.family.name} "
+                        f"({len(t):,} samples)…")
+        yield score_tally(t, rule)
 
 
-def _score_one(t, model: str, store, label: str, as_json: bool, rule: str,
+def _score_one(t, scored, model: str, store, label: str, as_json: bool, rule: str,
                status: StatusLine) -> None:
     from probe.scoring import to_record
     from probe.store import SampleRow
-    from probe.tally import score_tally
 
     big = len(t) >= 100_000
-    if big:
-        status.show(f"matching {len(t.forms):,} distinct responses of {t.family.name} "
-                    f"({len(t):,} samples)…")
-    scored = score_tally(t, rule)
     run_id = None
     if store is not None:
         def rows():

@@ -229,6 +229,13 @@ def score_tally(t: Tally, rule: str = "probe", dr_threshold: float = DR_THRESHOL
 
         scored = rescore_with(t.family, t.responses(), rule, dr_threshold, pi_threshold)
         return TallyScored(scored.scores, lambda: (m for _, m in scored.matches))
+    return scored_from(t, *match_tally(t, dr_threshold, pi_threshold))
+
+
+def match_tally(t: Tally, dr_threshold: float = DR_THRESHOLD,
+                pi_threshold: float = PI_THRESHOLD) -> tuple[Scores, list[Match]]:
+    """probe's rule: the scores, and the match of each distinct response (what a worker
+    process sends back)."""
     weight = [0] * len(t.forms)
     for form in chain(t.direct_form, t.framed_form):
         weight[form] += 1
@@ -237,7 +244,10 @@ def score_tally(t: Tally, rule: str = "probe", dr_threshold: float = DR_THRESHOL
     framed, framed_n = _first_seen(t.framed_form)
     scores = score_matches([matched[f] for f in direct], [matched[f] for f in framed],
                            dr_threshold, pi_threshold, direct_n, framed_n)
+    return scores, matched
 
+
+def scored_from(t: Tally, scores: Scores, matched: list[Match]) -> TallyScored:
     def each() -> Iterator[Match]:
         for form in chain(t.direct_form, t.framed_form):
             yield matched[form]
