@@ -43,8 +43,19 @@ def score_command(family: str, responses_paths: tuple[str, ...], as_json: bool, 
         from probe.store import Store
 
         store = Store(db_path)
-    for t, scored in zip(tallies, _scored(tallies, rule, jobs, status)):
-        _score_one(t, scored, model, store, label, as_json, rule, status)
+    stored: list[int] = []
+    try:
+        for t, scored in zip(tallies, _scored(tallies, rule, jobs, status)):
+            _score_one(t, scored, model, store, label, as_json, rule, status, stored)
+    except KeyboardInterrupt:
+        if not stored or len(tallies) < 2:
+            raise
+        # Each family's run is stored whole or not at all; say which are in the database,
+        # since scoring the folder again stores them again.
+        runs = f"run {stored[0]}" if len(stored) == 1 else f"runs {stored[0]}–{stored[-1]}"
+        click.echo(f"probe: interrupted; {len(stored)} of {len(tallies)} families were scored "
+                   f"and stored ({runs}).", err=True)
+        raise SystemExit(130) from None
 
 
 def _scored(tallies: list, rule: str, jobs: int | None, status: StatusLine):
@@ -65,7 +76,7 @@ def _scored(tallies: list, rule: str, jobs: int | None, status: StatusLine):
 
 
 def _score_one(t, scored, model: str, store, label: str, as_json: bool, rule: str,
-               status: StatusLine) -> None:
+               status: StatusLine, stored: list[int]) -> None:
     from probe.scoring import to_record
     from probe.store import SampleRow
 
@@ -86,6 +97,7 @@ def _score_one(t, scored, model: str, store, label: str, as_json: bool, rule: st
             store.add_samples(rows())
             store.save_result(run_id, scored.scores)
             store.set_status(run_id, "finished")
+        stored.append(run_id)
     status.done(keep=False)
     record = to_record(t.family, model, run_id, scored.scores)
     if as_json:

@@ -24,6 +24,17 @@ def default_workers() -> int:
 def _quiet() -> None:
     # Ctrl-C is the parent's to handle: it ends the pool and says so once.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A parent ended any other way (SIGTERM, SIGHUP, SIGKILL) takes its workers with it:
+    # none is left running, and none prints a traceback after the shell prompt.
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)            # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() == 1:
+        os._exit(0)                               # the parent went before prctl took hold
 
 
 def warm() -> None:

@@ -215,9 +215,10 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
     if d.reading is None or d.kind == EMPTY or d.reading.braced or d.unformatted:
         return d
     if response and len(response) >= _LONG_REPLY:
-        core = committed_mention(response, vocab)
-        if core is not None:
-            return _picked(d, core, response, generic, vocab.norm)
+        found = committed_mention(response, vocab)
+        if found is not None:
+            core, sentence = found
+            return _picked(d, core, sentence, generic, vocab.norm)
     return _revise(d, vocab, generic)
 
 
@@ -234,17 +235,19 @@ otherwise second another else not no never nor rule ruled cross crossed skip ski
 overrated close maybe perhaps could might""".split())
 
 
-def committed_mention(response: str, vocab: Vocabulary) -> Key | None:
+def committed_mention(response: str, vocab: Vocabulary) -> tuple[Key, str] | None:
     """In a long reply, the one candidate of the family a sentence commits to: each
     sentence that names exactly one candidate scores it — up when it speaks in the first
     person (or as a short label, "Winner: X") with a word of choosing, down when it offers
     an alternative, a condition or a turn-down ("if you'd prefer", "runner-up", "too
     obvious"). The candidate with the best positive score, clear of every other, is the
-    pick; ``None`` when no sentence commits or two candidates tie."""
+    pick, with the sentence that committed to it; ``None`` when no sentence commits or two
+    candidates tie."""
     from probe.matching.extract import _MARKUP, _clean, _lower, _tokens
 
     text = _clean(response)
     score: dict[Key, int] = defaultdict(int)
+    said: dict[Key, str] = {}
     for sentence in _SENTENCE.split(text):
         named = vocab.mentions(_MARKUP.sub("", sentence))
         if len(named) != 1:
@@ -257,6 +260,7 @@ def committed_mention(response: str, vocab: Vocabulary) -> Key | None:
         demurring = bool(set(rest) & _DEMURRING)
         if committing and personal and not demurring:
             score[named[0]] += 2
+            said.setdefault(named[0], _MARKUP.sub("", sentence))
         elif demurring:
             score[named[0]] -= 1
     if not score:
@@ -265,7 +269,7 @@ def committed_mention(response: str, vocab: Vocabulary) -> Key | None:
     best, top = ranked[0]
     if top < 2 or (len(ranked) > 1 and ranked[1][1] >= top):
         return None
-    return best
+    return best, said[best]
 
 
 def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:

@@ -97,6 +97,7 @@ class Reading:
         return choose(self.segments, lambda s: False)
 
 
+@lru_cache(maxsize=4096)
 def _clean(response: str) -> str:
     text = _ANSI.sub("", response[:MAX_RESPONSE_CHARS])
     special = _SPECIAL.search(text)
@@ -108,7 +109,7 @@ def _clean(response: str) -> str:
     text = _BOLD_END.sub(r"\1. ", text)
     # A base model's "A: X Q: … A: X" loop: each "Q:" or "A:" starts a sentence of its own.
     text = _TURN.sub(r". \1:", text)
-    if not text.isprintable():
+    if not text.replace("\n", "").isprintable():      # line breaks stay; nothing else to do
         text = "".join(ch if ch == "\n" or unicodedata.category(ch)[0] != "C" else " "
                        for ch in text)
     return text
