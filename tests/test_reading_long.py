@@ -172,3 +172,21 @@ def test_a_long_reply_commits_to_the_candidate_its_own_sentence_chooses():
                 "The Rhine is stunning. The Danube is grand. The Loire is gentle.\n\n"
                 "If you'd prefer busy, try the Rhine; if you'd prefer calm, the Loire.")
     assert cluster_answers([weighing, "Rhine", "Danube", "Loire"], prompt)[0].nonpick
+
+
+@pytest.mark.parametrize("response, answer", [
+    ("For the mural? The Amazon, no question. It photographs well.", "Amazon"),
+    ("The first river that comes to mind is the Ganges. It's a classic for a reason.", "Ganges"),
+    ("Not the Thames — its banks can feel crowded. I'd pick the Wye instead.", "Wye"),
+])
+def test_a_context_question_a_described_first_pick_and_a_possessive_remark(response, answer):
+    assert extract(response) == answer
+
+
+@pytest.mark.parametrize("response", [
+    "Want a backup option?",
+    "People rarely regret choosing it.",
+    "It's a genuine crowd-pleaser.",
+])
+def test_offers_and_remarks_about_the_answer_are_no_second_answer(response):
+    assert _pick(response) == ""

@@ -604,7 +604,7 @@ def _read_line(line: str) -> tuple[Segment, ...]:
             seg = replace(_read_segment(suggested.group(1), True), cue=True)
         else:
             seg = _read_segment(text_i, pending_cue)
-            if _asks_back(text_i, line):
+            if _asks_back(text_i, line) or (mark == "end" and _context_question(text_i, line)):
                 seg = Segment("", text=_strip(text_i), remark=True)
         if correction and seg.answer and not seg.remark:
             seg = replace(seg, corrected=True)
@@ -631,7 +631,7 @@ def _read_line(line: str) -> tuple[Segment, ...]:
 
 # A choice described before it is named: "The one that stands out is Kyoto".
 _DESCRIBED = re.compile(r"\s*(?:the|my|our)?\s*(?:\w+\s+){0,2}?(?:one|first|pick|choice|answer|winner|"
-                        r"favou?rite|option)\s+(?:that|which|who|i'd|i would|i'll|i’d|i|we)\b.{0,60}?"
+                        r"favou?rite|option)(?:\s+\w+)?\s+(?:that|which|who|i'd|i would|i'll|i’d|i|we)\b.{0,60}?"
                         r"\b(?:is|would be|has to be|will be|was)\s+(.+)$", re.I)
 # "Hard to single one out", "Tough to narrow it down": no answer follows.
 _HARD_TO = re.compile(r"\s*(?:(?:it's|it is|that's|that is|it’s|that’s)\s+)?(?:really\s+|so\s+|very\s+)?"
@@ -643,6 +643,20 @@ _SUGGESTION = re.compile(r"(?:have you (?:considered|tried|thought (?:of|about))
                          r"you (?:think|feel|say) (?:of|about|to)|would you (?:consider|try|like)|"
                          r"do you (?:like|fancy)|how about|what about|why not(?: try| go with)?|"
                          r"(?:may|could|can) i suggest)\s+(.+)$", re.I)
+
+
+_ASKING_VERBS = frozenset("want need would shall should do does did can could are is any".split())
+
+
+def _context_question(piece: str, line: str) -> bool:
+    """A question that is not a name put as one: the occasion said back ("For the
+    poster?", "On the stamp?") or an offer ("Want a backup option?")."""
+    toks = _tokens(piece)
+    at = line.find(piece.strip())
+    if len(toks) < 2 or at < 0 or line[at + len(piece.strip()):].lstrip(" *_\"'”’")[:1] != "?":
+        return False
+    first = _lower(toks[0])
+    return first in W.PREPOSITIONS or first in _ASKING_VERBS
 
 
 def _asks_back(piece: str, line: str) -> bool:
@@ -754,6 +768,7 @@ def _article_start(tokens: list[str], k: int) -> int:
 _OBJECT_PRONOUNS = frozenset("this that it these those them".split())
 
 
+_GENERIC_SUBJECTS = frozenset("people everyone everybody nobody kids folks adults fans most".split())
 _CHOSEN = frozenset("chosen picked gone settled landed opted selected decided gone gotten got".split())
 
 
@@ -774,6 +789,11 @@ def _remark(tokens: list[str]) -> bool:
             and not any(t[:1].isupper() for t in tokens[1:]) \
             and not any(w in W.CHOICE_VERBS | W.NEGATIONS for w in lows):
         return True                   # "I love this", "We adore it": about the question
+    if len(lows) > 1 and lows[0] in _GENERIC_SUBJECTS and not tokens[1][:1].isupper():
+        return True                   # "People rarely regret choosing it"
+    if len(lows) > 2 and lows[0] in ("their", "its", "his", "her") and any(
+            w in W.AUXILIARIES or w in W.PREDICATE_VERBS for w in lows[2:5]):
+        return True                   # "their work can feel intimidating at first"
     if len(lows) > 2 and lows[0] in ("i", "we") and lows[1] in ("have", "had") \
             and tokens[2][:1].islower() and lows[2] not in W.CHOICE_VERBS | _CHOSEN | {"to"}:
         return True                   # "I have a soft spot for it": about the speaker
@@ -994,9 +1014,20 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     if seg.answer and not seg.cue and not seg.titled and _verb_clause(seg.answer, text):
         return Segment("", text=_strip(text), remark=True)
     if seg.answer and seg.cue and seg.answer[:1].islower() and _STATED.match(text) \
-            and _describing(_tokens(seg.answer)[0]):
+            and (_describing(_tokens(seg.answer)[0]) or seg.indefinite
+                 or _adjective_not_noun(_tokens(seg.answer)[0])):
+        # "It's beautifully made", "It's a genuine crowd-pleaser": said of the answer.
         return Segment("", text=_strip(text), remark=True)    # "It's beautifully made"
     return seg
+
+
+def _adjective_not_noun(word: str) -> bool:
+    """"accessible", "exciting": an adjective the dictionary never gives as a noun (colours,
+    which are both, stay names: "it's magenta")."""
+    from probe.matching import lexicon
+
+    pos = lexicon.parts_of_speech(_lower(word))
+    return "ADJ" in pos and "NOUN" not in pos
 
 
 _STATED = re.compile(r"\s*(?:it|that|this)(?:['’]s|\s+is|\s+was)\b", re.I)

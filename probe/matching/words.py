@@ -40,7 +40,7 @@ course hands down here there ahead let lets let's please think guess reckon supp
 feel say said mean instantly immediately without doubt question oh wow how what
 again already though anyway far finally ultimately eventually instead thanks thank
 appreciated advance honest fair dozens hundreds lots plenty tons loads back forth ask check tell need know more bit little help assist thing
-see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly
+see below above following dunno unsure def defo prob probs tbh imo imho lol obv honestly plus
 """.split())
 # Verbs of choosing: "I'd go with", "let me pick", "you should try", "my vote goes to".
 CHOICE_VERBS = frozenset("""
