@@ -190,3 +190,14 @@ def test_a_context_question_a_described_first_pick_and_a_possessive_remark(respo
 ])
 def test_offers_and_remarks_about_the_answer_are_no_second_answer(response):
     assert _pick(response) == ""
+
+
+def test_a_table_row_offers_and_a_winning_verb_commits():
+    reply = ("Happy to weigh these up for a slow weekend by the water.\n\n"
+             "| River | Why |\n|---|---|\n| Rhine | a perennial favourite |\n"
+             "| Loire | gentle and green |\n\n"
+             "I ruled out the Rhine because it feels busy, and the Danube is grand but loud.\n\n"
+             "All things considered, the Loire takes it.")
+    matches = cluster_answers([reply, "Rhine", "Loire", "Danube", "Loire"], "Name a random river.")
+    assert not matches[0].nonpick and matches[0].canonical == "Loire"
+    assert _pick("## Picking a river") == ""          # the task as a heading

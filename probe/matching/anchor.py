@@ -226,9 +226,14 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
 _LONG_REPLY = 160
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+|\s[—–]\s|;\s")
 _FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're our us let's".split())
-_COMMITTING = frozenset("""pick picks picked choose chose chosen choice recommend recommendation
-recommendations verdict winner answer vote settle settling settled land landing go going
-decision final favourite favorite tldr bottom backing back opt""".split())
+_COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosing choice recommend
+recommending recommendation recommendations verdict winner answer vote settle settling settled
+land landing go going decision final favourite favorite tldr bottom backing back opt opting
+selecting""".split())
+# Words that make a short line a label of the choice: "Winner: X", "TL;DR: X".
+_LABELLING = frozenset("pick choice winner verdict answer recommendation tldr final decision".split())
+# Words that commit by themselves, whoever speaks: "Earth takes it", "Acadia comes out ahead".
+_WINNING = frozenset("wins win takes ahead edges prevails winner triumphs".split())
 _DEMURRING = frozenset("""alternative alternatives alternatively runner runner-up backup honorable
 honourable mention mentions also too instead downside though although however if unless
 otherwise second another else not no never nor rule ruled cross crossed skip skipping obvious
@@ -249,6 +254,8 @@ def committed_mention(response: str, vocab: Vocabulary) -> tuple[Key, str] | Non
     score: dict[Key, int] = defaultdict(int)
     said: dict[Key, str] = {}
     for sentence in _SENTENCE.split(text):
+        if sentence.lstrip().startswith("|"):
+            continue              # a table's row lays out an option, it does not choose it
         named = vocab.mentions(_MARKUP.sub("", sentence))
         if len(named) != 1:
             continue
@@ -256,7 +263,9 @@ def committed_mention(response: str, vocab: Vocabulary) -> tuple[Key, str] | Non
         name_words = set(named[0])
         rest = [w for w in words if w not in name_words]
         committing = bool(set(rest) & _COMMITTING)
-        personal = bool(set(rest) & _FIRST_PERSON) or len(rest) <= 4
+        personal = bool(set(rest) & _FIRST_PERSON) or bool(set(rest) & _WINNING) or (
+            len(rest) <= 4 and bool(set(rest) & _LABELLING))
+        committing = committing or bool(set(rest) & _WINNING)
         demurring = bool(set(rest) & _DEMURRING)
         if committing and personal and not demurring:
             score[named[0]] += 2

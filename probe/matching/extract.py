@@ -931,6 +931,8 @@ _PRAISE_BY_DENIAL = re.compile(r"\b(?:(?:you|one)\s+(?:can(?:not|'t|’t)|could(
 # The request said back: "You'd like me to pick a random font", "You asked for a city".
 _RESTATED = re.compile(r"\s*(?:so\s+)?you(?:['’]d\s+like|\s+would\s+like|\s+want|['’]re\s+asking|\s+are\s+asking|"
                        r"\s+asked|['’]re\s+looking|\s+are\s+looking|\s+need|\s+mentioned)\b", re.I)
+_THE_TASK = re.compile(r"\s*(?:picking|choosing|selecting|finding|naming)\s+(?:a|an|the|one|your|just\s+one)\s+"
+                       r"[^.!?:]{0,40}$", re.I)
 _DEPENDS = re.compile(r"\b(?:depends|depend)\s+(?:\w+\s+){0,3}?(?:on|upon)\b", re.I)
 # Choosing as the subject of a remark: "Picking a font at random is more fun when …".
 _CHOOSING_IS = re.compile(r"\s*(\w+ing)\b(?:\s+(?:a|an|the|one|just|only|some|your|my)\b)[^.!?]{0,60}?\b"
@@ -964,8 +966,9 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
         named = _read_segment_shape(switched.group(1) or switched.group(2), True)
         if named.answer and not named.remark:
             return replace(named, cue=True, text=_strip(text))
-    if _RESTATED.match(text):
-        return Segment("", text=_strip(text), remark=True)      # "You'd like me to pick a …"
+    if _RESTATED.match(text) or _THE_TASK.match(text):
+        # "You'd like me to pick a …", "## Picking a Greek god": the task, not a choice.
+        return Segment("", text=_strip(text), remark=True)
     leaves = _LEAVES.match(text)
     if leaves and _tokens(leaves.group(1)):
         named = _read_segment_shape(leaves.group(1), True)
