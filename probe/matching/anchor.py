@@ -256,10 +256,11 @@ def committed_mention(response: str, vocab: Vocabulary) -> tuple[Key, str] | Non
     for sentence in _SENTENCE.split(text):
         if sentence.lstrip().startswith("|"):
             continue              # a table's row lays out an option, it does not choose it
-        named = vocab.mentions(_MARKUP.sub("", sentence))
+        plain = _MARKUP.sub("", sentence)
+        named = vocab.mentions(plain)
         if len(named) != 1:
             continue
-        words = [_lower(t) for t in _tokens(_MARKUP.sub("", sentence))]
+        words = [_lower(t) for t in _tokens(plain)]
         name_words = set(named[0])
         rest = [w for w in words if w not in name_words]
         committing = bool(set(rest) & _COMMITTING)
@@ -269,7 +270,7 @@ def committed_mention(response: str, vocab: Vocabulary) -> tuple[Key, str] | Non
         demurring = bool(set(rest) & _DEMURRING)
         if committing and personal and not demurring:
             score[named[0]] += 2
-            said.setdefault(named[0], _MARKUP.sub("", sentence))
+            said.setdefault(named[0], plain)
         elif demurring:
             score[named[0]] -= 1
     if not score:

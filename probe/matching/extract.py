@@ -21,6 +21,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Iterator
 
 from probe.limits import MAX_RESPONSE_CHARS
 from probe.matching import words as W
@@ -361,15 +362,23 @@ def _name_alone(segments: tuple[Segment, ...], line: str) -> bool:
 def _announced(lines: list[str]) -> list[Segment]:
     """The segments of ``lines``, the first one after a line that only announces a choice
     ("## Recommendation", "Final choice:") read as chosen."""
-    out: list[Segment] = []
+    return [s for _, segments in _read_lines(lines) for s in segments]
+
+
+def _read_lines(lines) -> Iterator[tuple[str, tuple[Segment, ...]]]:
+    """Each line (already cleaned of markup) with its segments; the first segment of a
+    line after one that only announces a choice is read as chosen, and a table's rows
+    are passed over (they lay options out side by side)."""
     announced = False
     for ln in lines:
+        if ln.startswith("|"):
+            announced = False
+            continue
         segments = _read_line(ln)
         if announced and segments[0].answer and not segments[0].remark:
             segments = (replace(segments[0], cue=True),) + segments[1:]
-        out.extend(segments)
+        yield ln, segments
         announced = _announces(ln, segments)
-    return out
 
 
 def _announces(line: str, segments: tuple[Segment, ...]) -> bool:
@@ -411,19 +420,11 @@ def _committed_line(text: str, answer_line: str) -> tuple[tuple[Segment, ...], s
         at = lines.index(answer_line)
     except ValueError:
         return None
-    announced = False
-    for raw in lines[at + 1:at + 40]:
-        if raw.lstrip().startswith("|"):
-            announced = False
-            continue              # a table's rows lay options out side by side
-        ln = " ".join(_MARKUP.sub("", _ITEM.sub("", raw[:MAX_LINE])).split())
-        segments = _read_line(ln)
-        if announced and segments[0].answer and not segments[0].remark:
-            # "## Recommendation" / "Final choice:" on a line of its own, then the name.
-            segments = (replace(segments[0], cue=True),) + segments[1:]
+    cleaned = (" ".join(_MARKUP.sub("", _ITEM.sub("", raw[:MAX_LINE])).split())
+               for raw in lines[at + 1:at + 40])
+    for ln, segments in _read_lines(cleaned):
         if _committed(segments):
             return segments, ln
-        announced = _announces(ln, segments)
     return None
 
 
@@ -957,23 +958,23 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
     and a verb with its pronoun ("Love it", "I get it") is a remark, not a name."""
     denial = _PRAISE_BY_DENIAL.search(text)
     if denial and _content(_tokens(denial.group(1))):
-        named = _read_segment_shape(denial.group(1), True)      # "…, you can't beat X"
-        if named.answer and not named.remark:
-            return replace(named, cue=True, text=_strip(text))
+        named = _named_in(denial.group(1), text)                # "…, you can't beat X"
+        if named is not None:
+            return named
     switched = _SWITCH.match(text)
     if switched and _content(_tokens(switched.group(1) or switched.group(2) or "")):
         # "let me change that to Hamlet", "make that Oslo": the answer it becomes.
-        named = _read_segment_shape(switched.group(1) or switched.group(2), True)
-        if named.answer and not named.remark:
-            return replace(named, cue=True, text=_strip(text))
+        named = _named_in(switched.group(1) or switched.group(2), text)
+        if named is not None:
+            return named
     if _RESTATED.match(text) or _THE_TASK.match(text):
         # "You'd like me to pick a …", "## Picking a Greek god": the task, not a choice.
         return Segment("", text=_strip(text), remark=True)
     leaves = _LEAVES.match(text)
     if leaves and _tokens(leaves.group(1)):
-        named = _read_segment_shape(leaves.group(1), True)
-        if named.answer and not named.remark:
-            return replace(named, cue=True, text=_strip(text))
+        named = _named_in(leaves.group(1), text)                # "That leaves October"
+        if named is not None:
+            return named
     if _DEPENDS.search(text) and not _is_title_like(text):
         return Segment("", text=_strip(text), remark=True)      # "Choosing one depends on …"
     hard = _HARD_CHOICE.match(text) or _CHOOSING_IS.match(text)
@@ -1020,8 +1021,16 @@ def _read_segment(text: str, cue_before: bool) -> Segment:
             and (_describing(_tokens(seg.answer)[0]) or seg.indefinite
                  or _adjective_not_noun(_tokens(seg.answer)[0])):
         # "It's beautifully made", "It's a genuine crowd-pleaser": said of the answer.
-        return Segment("", text=_strip(text), remark=True)    # "It's beautifully made"
+        return Segment("", text=_strip(text), remark=True)
     return seg
+
+
+def _named_in(part: str, text: str) -> Segment | None:
+    """``part`` of ``text`` read as the answer chosen, when it names one."""
+    named = _read_segment_shape(part, True)
+    if named.answer and not named.remark:
+        return replace(named, cue=True, text=_strip(text))
+    return None
 
 
 def _adjective_not_noun(word: str) -> bool:
