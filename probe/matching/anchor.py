@@ -23,6 +23,7 @@ from typing import Iterable
 
 from probe.matching import words as W
 from probe.matching.extract import Reading, Segment, choose, is_list, read
+from probe.matching.longreply import LONG_REPLY, committed, laid_out
 from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, is_echo
 from probe.matching.normalise import normalise
 
@@ -86,6 +87,16 @@ class Vocabulary:
 
     def __contains__(self, key: Key) -> bool:
         return _core(key, self.generic) in self.counts
+
+    def widened(self, names: Iterable[str]) -> "Vocabulary":
+        """This vocabulary with a reply's own options added, for reading that reply alone."""
+        wide = Vocabulary(self.generic, norm=self.norm)
+        wide._prompt = self._prompt
+        wide.counts = Counter(self.counts)
+        wide._by_first = defaultdict(set, {k: set(v) for k, v in self._by_first.items()})
+        for name in names:
+            wide.add(self.norm(name))
+        return wide
 
     def _in_prompt(self, core: Key) -> bool:
         n = len(core)
@@ -214,72 +225,32 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
     """A first reading checked against the family's candidates."""
     if d.reading is None or d.kind == EMPTY or d.reading.braced or d.unformatted:
         return d
-    if response and len(response) >= _LONG_REPLY:
-        found = committed_mention(response, vocab)
-        if found is not None:
-            core, sentence = found
-            return _picked(d, core, sentence, generic, vocab.norm)
+    if response and len(response) >= LONG_REPLY:
+        return _long(d, response, vocab, generic)
     return _revise(d, vocab, generic)
 
 
-# A reply this long is read sentence by sentence for the candidate it commits to.
-_LONG_REPLY = 160
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+|\s[—–]\s|;\s")
-_FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're our us let's".split())
-_COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosing choice recommend
-recommending recommendation recommendations verdict winner answer vote settle settling settled
-land landing go going decision final favourite favorite tldr bottom backing back opt opting
-selecting""".split())
-# Words that make a short line a label of the choice: "Winner: X", "TL;DR: X".
-_LABELLING = frozenset("pick choice winner verdict answer recommendation tldr final decision".split())
-# Words that commit by themselves, whoever speaks: "Earth takes it", "Acadia comes out ahead".
-_WINNING = frozenset("wins win takes ahead edges prevails winner triumphs".split())
-_DEMURRING = frozenset("""alternative alternatives alternatively runner runner-up backup honorable
-honourable mention mentions also too instead downside though although however if unless
-otherwise second another else not no never nor rule ruled cross crossed skip skipping obvious
-overrated close maybe perhaps could might""".split())
-
-
-def committed_mention(response: str, vocab: Vocabulary) -> tuple[Key, str] | None:
-    """In a long reply, the one candidate of the family a sentence commits to: each
-    sentence that names exactly one candidate scores it — up when it speaks in the first
-    person (or as a short label, "Winner: X") with a word of choosing, down when it offers
-    an alternative, a condition or a turn-down ("if you'd prefer", "runner-up", "too
-    obvious"). The candidate with the best positive score, clear of every other, is the
-    pick, with the sentence that committed to it; ``None`` when no sentence commits or two
-    candidates tie."""
-    from probe.matching.extract import _MARKUP, _clean, _lower, _tokens
+def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
+    """A long reply: the candidate it commits to; else its own reading, when that reading is
+    one of the candidates or a choice it states; else a list when it offers two or more,
+    and no pick when its reading is only a phrase of its prose."""
+    from probe.matching.extract import _clean
 
     text = _clean(response)
-    score: dict[Key, int] = defaultdict(int)
-    said: dict[Key, str] = {}
-    for sentence in _SENTENCE.split(text):
-        if sentence.lstrip().startswith("|"):
-            continue              # a table's row lays out an option, it does not choose it
-        plain = _MARKUP.sub("", sentence)
-        named = vocab.mentions(plain)
-        if len(named) != 1:
-            continue
-        words = [_lower(t) for t in _tokens(plain)]
-        name_words = set(named[0])
-        rest = [w for w in words if w not in name_words]
-        committing = bool(set(rest) & _COMMITTING)
-        personal = bool(set(rest) & _FIRST_PERSON) or bool(set(rest) & _WINNING) or (
-            len(rest) <= 4 and bool(set(rest) & _LABELLING))
-        committing = committing or bool(set(rest) & _WINNING)
-        demurring = bool(set(rest) & _DEMURRING)
-        if committing and personal and not demurring:
-            score[named[0]] += 2
-            said.setdefault(named[0], plain)
-        elif demurring:
-            score[named[0]] -= 1
-    if not score:
-        return None
-    ranked = sorted(score.items(), key=lambda kv: -kv[1])
-    best, top = ranked[0]
-    if top < 2 or (len(ranked) > 1 and ranked[1][1] >= top):
-        return None
-    return best, said[best]
+    offered = laid_out(text)
+    found = committed(text, vocab, offered)
+    if found is not None:
+        core, sentence = found
+        return _picked(d, core, sentence, generic, vocab.norm)
+    d = _revise(d, vocab, generic)
+    if d.kind or not d.key:
+        return d
+    wide = vocab.widened(offered) if offered else vocab
+    if d.key in wide or d.sure and (d.segment.cue or len(d.reading.scan.split()) <= 6):
+        return d
+    if len(wide.mentions(text)) >= 2 or not d.sure:
+        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+    return d
 
 
 def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
@@ -427,8 +398,11 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
     for r, d in first.items():
         if d.kind == "" and d.key:
             seen[d.key] += (weights or {}).get(r, 1)
-    for d in first.values():
-        if d.kind == "" and d.key and (d.sure or seen[d.key] >= 2):
+    for r, d in first.items():
+        # A long reply's unsure reading is often a phrase of its prose, repeated by a
+        # model's habits across the family ("…hold up better than others once…"): only
+        # a reading it states as its answer is a candidate.
+        if d.kind == "" and d.key and (d.sure or seen[d.key] >= 2 and len(r or "") < LONG_REPLY):
             vocab.add(d.key)
     vocab.drop_composites()
     for r, d in _set_phrases(first, vocab, weights).items():

@@ -1,0 +1,188 @@
+"""Long replies: the one answer a reply of several sentences or paragraphs commits to.
+
+A long reply is read as a whole, not from its first line. Its candidates are the family's
+answers together with the options the reply itself lays out — list items, table rows,
+headings, bold names — so a family made only of long replies still has its options. Each
+sentence, cut into clauses at turns ("…, though", "…, but", "rather than", "over"), is
+scored for the one candidate it names: up when it commits in the first person or as a
+label ("I'd go with X", "Final answer: X", "X takes it"), the more so when it is the last
+word ("ultimately", "on reflection"); down when it passes the candidate over ("X would be my
+second choice", "I was tempted by X", "rather than X", "if you'd prefer, X"). A clear winner
+is the pick. A long reply that commits to nothing is no pick of its own reading's junk: it
+keeps a reading only when that reading is one of the candidates or a choice it states.
+"""
+
+from __future__ import annotations
+
+import re
+
+from probe.matching import words as W
+
+# A reply this long is read sentence by sentence for the candidate it commits to.
+LONG_REPLY = 160
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+|\s[—–]\s|;\s")
+# Where a sentence turns: the clause after sets a name aside or starts afresh.
+_TURN = re.compile(r",\s*(?:but|though|although|however|while|whereas)\b|\s(?:but|though|although|"
+                   r"however|whereas)\s|,\s*(?=not\s)|,\s*and\s", re.I)
+_SET_ASIDE = re.compile(r"\b(?:rather\s+than|instead\s+of|over|than|ahead\s+of|beats?|edges?\s+out)\b",
+                        re.I)
+_FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're our us let's".split())
+_COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosing choice recommend
+recommending recommendation recommendations verdict winner answer vote settle settling settled
+land landing go going decision final favourite favorite tldr bottom backing back opt opting
+selecting""".split())
+# Words that make a short line a label of the choice: "Winner: X", "TL;DR: X".
+_LABELLING = frozenset("pick choice winner verdict answer recommendation tldr final decision".split())
+# Words that commit by themselves, whoever speaks: "Earth takes it", "Acadia comes out ahead".
+_WINNING = frozenset("wins win takes ahead edges prevails winner triumphs".split())
+# A judgement that singles a name out: "X is the better fit", "X is the best bet".
+_BEST = frozenset("better best ideal perfect strongest safest top".split())
+# The last word on it: a commitment after these outranks one before.
+_CONCLUDING = frozenset("""final finally ultimately actually rather reflection end overall
+considered verdict bottom conclusion decided instead""".split())
+_DEMURRING = frozenset("""alternative alternatives alternatively runner runner-up backup honorable
+honourable mention mentions also too downside otherwise second another else not no never nor
+rule ruled cross crossed skip skipping obvious overrated close maybe perhaps could might
+instinct initially originally""".split()) | W.PASSED_OVER
+_CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
+# A condition about the choice itself commits: "if I had to pick one", "if you want just one".
+_CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|have\s+to|must|forced|"
+                               r"pushed|pressed|pick|choose|commit|decide|narrow)\b", re.I)
+_MAKE_IT = re.compile(r"\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
+                      r"stands?\s+out|comes?\s+out\s+on\s+top)\b",
+                      re.I)
+_HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
+_BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__")
+
+
+def laid_out(text: str) -> list[str]:
+    """The options a cleaned reply lays out: its list items' names, its table's first
+    cells, its headings and its bold phrases, each a name of a few words."""
+    from probe.matching.extract import (_ITEM, _MARKUP, _option_name, _strip, _table_cells,
+                                        name_like)
+
+    found: list[str] = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _ITEM.match(line):
+            found.append(_option_name(_strip(_MARKUP.sub("", _ITEM.sub("", line)))))
+        elif (m := _HEADING.match(line)) is not None:
+            found.append(_option_name(_strip(_MARKUP.sub("", m.group(1)))))
+        elif line.lstrip().startswith("|") and (i == 0 or not lines[i - 1].lstrip().startswith("|")):
+            found.extend(_table_cells(lines[i:i + 24]))
+    for m in _BOLD.finditer(text):
+        for part in (m.group(1) or m.group(2)).split(":"):
+            found.append(_strip(part))
+    out = []
+    for name in found:
+        name = _strip(_MARKUP.sub("", name))
+        if name and "?" not in name and name_like(name) and len(name.split()) <= 6 \
+                and not set(_words(name)) & (_LABELLING | W.CHOICE_NOUNS) and name not in out:
+            out.append(name)
+    return out
+
+
+def _words(text: str) -> list[str]:
+    from probe.matching.extract import _lower, _tokens
+
+    return [_lower(t) for t in _tokens(text)]
+
+
+def _clauses(sentence: str) -> list[tuple[str, bool]]:
+    """A sentence's clauses, each with whether it only sets a name aside ("…rather than X",
+    "…over X", "…, not X")."""
+    out: list[tuple[str, bool]] = []
+    for part in _TURN.split(sentence):
+        m = _SET_ASIDE.search(part)
+        if m is not None and part[:m.start()].strip():
+            out.append((part[:m.start()], False))
+            out.append((part[m.end():], True))
+        else:
+            out.append((part, False))
+    return [(c, aside or bool(re.match(r"\s*not\b", c, re.I))) for c, aside in out if c.strip()]
+
+
+_ALL_CONSIDERED = re.compile(r"\b(?:all\s+things\s+considered|having\s+considered\s+\w+)", re.I)
+
+
+def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
+    # "All things considered, X takes it" concludes; "I considered X" passes X over.
+    clause, sentence = _ALL_CONSIDERED.sub("overall", clause), _ALL_CONSIDERED.sub("overall", sentence)
+    words = _words(clause)
+    rest = set(w for w in words if w not in set(name))
+    every = set(_words(sentence))
+    singled = bool(rest & _WINNING) or bool(_MAKE_IT.search(clause)) or bool(rest & _BEST)
+    committing = bool(rest & _COMMITTING) or singled
+    personal = bool(rest & _FIRST_PERSON) or singled or (len(rest) <= 4 and bool(rest & _LABELLING))
+    conditional = bool(_CONDITION.search(sentence)) and not _CHOICE_CONDITION.search(sentence)
+    demurring = bool(rest & _DEMURRING) or conditional
+    if committing and personal and not demurring:
+        return 3 if every & _CONCLUDING else 2
+    return -1 if demurring else 0
+
+
+def _markup_free(text: str) -> str:
+    from probe.matching.extract import _MARKUP
+
+    return _MARKUP.sub("", text)
+
+
+_ANNOUNCING = _LABELLING | _FIRST_PERSON | _CONCLUDING | frozenset("the a and is are here".split())
+
+
+def _announcing(line: str) -> int:
+    """A line that only announces the choice ("## My pick", "Final verdict:") commits the
+    next sentence to its one candidate: how strongly."""
+    words = _words(line)
+    if not words or len(words) > 4 or not set(words) <= _ANNOUNCING or not set(words) & _LABELLING:
+        return 0
+    return 3 if set(words) & _CONCLUDING else 2
+
+
+def _sentences(text: str) -> list[str]:
+    """A reply's sentences; a list item is one, dash and all ("Sphynx — ✅ my pick")."""
+    from probe.matching.extract import _ITEM
+
+    out: list[str] = []
+    for line in text.split("\n"):
+        if _ITEM.match(line):
+            out.append(_ITEM.sub("", line))
+        else:
+            out.extend(_SENTENCE.split(line))
+    return out
+
+
+def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...], str] | None:
+    """The one candidate a cleaned long reply commits to, with the sentence that did;
+    ``None`` when no sentence commits or two candidates are committed to alike.
+    ``vocab``: the family's candidates; ``extra``: names the reply lays out itself."""
+    look = vocab.widened(extra) if extra else vocab
+    # Each candidate's strongest commitment; a candidate passed over elsewhere ("too
+    # obvious") still counts when a later sentence commits to it.
+    best: dict[tuple[str, ...], int] = {}
+    said: dict[tuple[str, ...], str] = {}
+    announced = 0
+    for sentence in _sentences(text):
+        if sentence.lstrip().startswith("|"):
+            announced = 0
+            continue              # a table's row lays out an option, it does not choose it
+        plain = _markup_free(sentence)
+        if not look.mentions(plain):
+            announced = _announcing(plain)
+            continue
+        for clause, aside in _clauses(plain):
+            named = look.mentions(clause)
+            if len(named) != 1:
+                continue
+            points = -1 if aside else max(_score(clause, named[0], plain), announced)
+            if points > best.get(named[0], 0):
+                best[named[0]] = points
+                said[named[0]] = plain
+        announced = 0
+    if not best:
+        return None
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    top_name, top = ranked[0]
+    if len(ranked) > 1 and ranked[1][1] >= top:
+        return None
+    return top_name, said[top_name]
