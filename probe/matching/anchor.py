@@ -422,7 +422,8 @@ def _set_phrases(first: dict, vocab: Vocabulary, weights: dict | None) -> dict:
             by_core[_core(d.key, vocab.generic)].append(r)
     phrases = set()
     for core, rs in by_core.items():
-        if sum((weights or {}).get(r, 1) for r in rs) < 2 or len(core) > 3:
+        if sum((weights or {}).get(r, 1) for r in rs) < 2 \
+                or len(core) > 3 and not all(len(r) >= LONG_REPLY for r in rs):
             continue
         if all(any(m != core and not set(m) & set(core) for m in vocab.mentions(r)) for r in rs):
             phrases.add(core)

@@ -30,7 +30,7 @@ _FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're ou
 _COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosing choice recommend
 recommending recommendation recommendations verdict winner answer vote settle settling settled
 land landing go going decision final favourite favorite tldr bottom backing back opt opting
-selecting""".split())
+selecting commit commits committing""".split())
 # Words that make a short line a label of the choice: "Winner: X", "TL;DR: X".
 _LABELLING = frozenset("pick choice winner verdict answer recommendation tldr final decision".split())
 # Words that commit by themselves, whoever speaks: "Earth takes it", "Acadia comes out ahead".
@@ -49,10 +49,11 @@ _CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
 _CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|have\s+to|must|forced|"
                                r"pushed|pressed|pick|choose|commit|decide|narrow)\b", re.I)
 _MAKE_IT = re.compile(r"\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
-                      r"stands?\s+out|comes?\s+out\s+on\s+top)\b",
+                      r"stands?\s+out|comes?\s+out\s+on\s+top)\b|\bit\s+is\W*$",
                       re.I)
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
-_BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__")
+_BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__|(?<![*\w])\*([^*\n]{1,60}?)\*(?![*\w])"
+                   r"|(?<![_\w])_([^_\n]{1,60}?)_(?![_\w])")
 
 
 def laid_out(text: str) -> list[str]:
@@ -71,7 +72,7 @@ def laid_out(text: str) -> list[str]:
         elif line.lstrip().startswith("|") and (i == 0 or not lines[i - 1].lstrip().startswith("|")):
             found.extend(_table_cells(lines[i:i + 24]))
     for m in _BOLD.finditer(text):
-        for part in (m.group(1) or m.group(2)).split(":"):
+        for part in next(g for g in m.groups() if g).split(":"):
             found.append(_strip(part))
     out = []
     for name in found:
@@ -105,6 +106,21 @@ def _clauses(sentence: str) -> list[tuple[str, bool]]:
 _ALL_CONSIDERED = re.compile(r"\b(?:all\s+things\s+considered|having\s+considered\s+\w+)", re.I)
 
 
+# What follows a named choice explains it: "…go with X: it never feels dated".
+_EXPLANATION = re.compile(r"(?<=\S):\s+|\s[-—–]\s|,\s*(?:because|since|as|which|who|so)\b|"
+                          r"\s(?:because|since)\s", re.I)
+
+
+def _up_to(clause: str, look) -> str:
+    """The clause up to the part that names its candidate, without the reason after it."""
+    parts = _EXPLANATION.split(clause)
+    for k in range(1, len(parts) + 1):
+        head = " ".join(parts[:k])
+        if look.mentions(head):
+            return head
+    return clause
+
+
 def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     # "All things considered, X takes it" concludes; "I considered X" passes X over.
     clause, sentence = _ALL_CONSIDERED.sub("overall", clause), _ALL_CONSIDERED.sub("overall", sentence)
@@ -130,6 +146,19 @@ def _markup_free(text: str) -> str:
 _ANNOUNCING = _LABELLING | _FIRST_PERSON | _CONCLUDING | frozenset("the a and is are here".split())
 
 
+def _stated(sentence: str) -> str | None:
+    """The one name a sentence that commits in the first person states, when it is none of
+    the candidates yet, read from the shape of the sentence."""
+    words = set(_words(sentence))
+    if not (words & _COMMITTING and words & _FIRST_PERSON) or words & _DEMURRING:
+        return None
+    from probe.matching.extract import _read_line, name_like
+
+    named = [s.answer for s in _read_line(" ".join(sentence.split())) if s.answer and s.cue
+             and not (s.remark or s.negated or s.conditional or s.listed or s.exclaim)]
+    return named[0] if len(named) == 1 and name_like(named[0]) else None
+
+
 def _announcing(line: str) -> int:
     """A line that only announces the choice ("## My pick", "Final verdict:") commits the
     next sentence to its one candidate: how strongly."""
@@ -146,9 +175,26 @@ def _sentences(text: str) -> list[str]:
     out: list[str] = []
     for line in text.split("\n"):
         if _ITEM.match(line):
-            out.append(_ITEM.sub("", line))
+            out.append(_markup_free(_ITEM.sub("", line)))
+        elif line.lstrip().startswith("|"):
+            out.append(line)
         else:
-            out.extend(_SENTENCE.split(line))
+            out.extend(_joined(_SENTENCE.split(_markup_free(line))))
+    return out
+
+
+# A period that ends an initial or an abbreviation ends no sentence: "W. A. Mozart", "St. Ives".
+_INITIAL = re.compile(r"(?:^|[\s(])(?:[A-Z]|[A-Za-z]{2,4}\.(?=[a-z]))\.$|\b(?:St|Mt|Dr|Mr|Mrs|Ms|Jr|Sr|"
+                      r"Ft|vs|No|Gen|Prof|Capt|Lt|Col|Rev|Hon|Sen|Gov|Pres)\.$")
+
+
+def _joined(pieces: list[str]) -> list[str]:
+    out: list[str] = []
+    for piece in pieces:
+        if out and _INITIAL.search(out[-1]):
+            out[-1] += " " + piece
+        else:
+            out.append(piece)
     return out
 
 
@@ -166,15 +212,21 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
         if sentence.lstrip().startswith("|"):
             announced = 0
             continue              # a table's row lays out an option, it does not choose it
-        plain = _markup_free(sentence)
+        plain = sentence
         if not look.mentions(plain):
-            announced = _announcing(plain)
-            continue
+            stated = _stated(plain)
+            if stated is None:
+                announced = _announcing(plain)
+                continue
+            look = look.widened([stated])     # "In the end, I'd land on a jellyfish"
+            if not look.mentions(plain):
+                continue
         for clause, aside in _clauses(plain):
             named = look.mentions(clause)
             if len(named) != 1:
                 continue
-            points = -1 if aside else max(_score(clause, named[0], plain), announced)
+            points = -1 if aside else max(_score(_up_to(clause, look), named[0], plain),
+                                          announced)
             if points > best.get(named[0], 0):
                 best[named[0]] = points
                 said[named[0]] = plain
