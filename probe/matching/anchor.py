@@ -23,7 +23,8 @@ from typing import Iterable
 
 from probe.matching import words as W
 from probe.matching.extract import Reading, Segment, choose, is_list, read
-from probe.matching.longreply import LONG_REPLY, committed, laid_out
+from probe.matching.extract import _clean
+from probe.matching.longreply import LONG_REPLY, SEVERAL_SENTENCES, committed, laid_out
 from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, is_echo
 from probe.matching.normalise import normalise
 
@@ -227,6 +228,13 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
         return d
     if response and len(response) >= LONG_REPLY:
         return _long(d, response, vocab, generic)
+    if response and len(response) >= SEVERAL_SENTENCES and (
+            d.kind == "" or d.segment is not None and d.segment.listed):
+        # A reply of a few sentences is read for the one it commits to as well ("Tough
+        # call. X crossed my mind, and so did Y. In the end I'd pick Z").
+        found = committed(_clean(response), vocab)
+        if found is not None:
+            return _picked(d, found[0], found[1], generic, vocab.norm)
     return _revise(d, vocab, generic)
 
 
@@ -234,8 +242,6 @@ def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]
     """A long reply: the candidate it commits to; else its own reading, when that reading is
     one of the candidates or a choice it states; else a list when it offers two or more,
     and no pick when its reading is only a phrase of its prose."""
-    from probe.matching.extract import _clean
-
     text = _clean(response)
     offered = laid_out(text)
     found = committed(text, vocab, offered)

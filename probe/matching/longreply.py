@@ -20,6 +20,8 @@ from probe.matching import words as W
 
 # A reply this long is read sentence by sentence for the candidate it commits to.
 LONG_REPLY = 160
+# A reply this long may hold a few sentences; one that commits among them is read for it.
+SEVERAL_SENTENCES = 60
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+|\s[—–]\s|;\s")
 # Where a sentence turns: the clause after sets a name aside or starts afresh.
 _TURN = re.compile(r",\s*(?:but|though|although|however|while|whereas)\b|\s(?:but|though|although|"
@@ -156,7 +158,8 @@ def _stated(sentence: str) -> str | None:
 
     named = [s.answer for s in _read_line(" ".join(sentence.split())) if s.answer and s.cue
              and not (s.remark or s.negated or s.conditional or s.listed or s.exclaim)]
-    return named[0] if len(named) == 1 and name_like(named[0]) else None
+    return named[0] if len(named) == 1 and name_like(named[0]) \
+        and not set(named[0]) & set("[]<>{}_") else None
 
 
 def _announcing(line: str) -> int:
