@@ -408,12 +408,24 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
         # A long reply's unsure reading is often a phrase of its prose, repeated by a
         # model's habits across the family ("…hold up better than others once…"): only
         # a reading it states as its answer is a candidate.
-        if d.kind == "" and d.key and (d.sure or seen[d.key] >= 2 and len(r or "") < LONG_REPLY):
+        if d.kind == "" and d.key and (d.sure and _as_stated(r, d) or seen[d.key] >= 2
+                                       and len(r or "") < LONG_REPLY):
             vocab.add(d.key)
     vocab.drop_composites()
     for r, d in _set_phrases(first, vocab, weights).items():
         first[r] = d
     return {r: revise(d, vocab, generic, r) for r, d in first.items()}
+
+
+def _as_stated(response: str | None, d: Decision) -> bool:
+    """A sure reading is a candidate; a long reply's only when it is one of the options the
+    reply lays out, or a short line of its own ("Tiger — and here's why.")."""
+    if not response or len(response) < LONG_REPLY:
+        return True
+    if len(d.reading.scan.split()) <= 6:
+        return True
+    norm = normalise
+    return norm(d.answer) in {norm(name) for name in laid_out(_clean(response))}
 
 
 def _set_phrases(first: dict, vocab: Vocabulary, weights: dict | None) -> dict:

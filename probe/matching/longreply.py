@@ -46,6 +46,8 @@ _DEMURRING = frozenset("""alternative alternatives alternatively runner runner-u
 honourable mention mentions also too downside otherwise second another else not no never nor
 rule ruled cross crossed skip skipping obvious overrated close maybe perhaps could might
 instinct initially originally""".split()) | W.PASSED_OVER
+# Indecision names an option without choosing it: "I went back and forth on X".
+_UNDECIDED = re.compile(r"\bback\s+and\s+forth\b|\btorn\b|\bon\s+the\s+fence\b", re.I)
 _CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
 # A condition about the choice itself commits: "if I had to pick one", "if you want just one".
 _CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|have\s+to|must|forced|"
@@ -133,7 +135,7 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     committing = bool(rest & _COMMITTING) or singled
     personal = bool(rest & _FIRST_PERSON) or singled or (len(rest) <= 4 and bool(rest & _LABELLING))
     conditional = bool(_CONDITION.search(sentence)) and not _CHOICE_CONDITION.search(sentence)
-    demurring = bool(rest & _DEMURRING) or conditional
+    demurring = bool(rest & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
     if committing and personal and not demurring:
         return 3 if every & _CONCLUDING else 2
     return -1 if demurring else 0
@@ -146,6 +148,21 @@ def _markup_free(text: str) -> str:
 
 
 _ANNOUNCING = _LABELLING | _FIRST_PERSON | _CONCLUDING | frozenset("the a and is are here".split())
+
+
+def _alone(sentence: str, look) -> bool:
+    """A sentence that is one candidate and nothing but small words."""
+    if sentence.rstrip()[-1:] in ("?", ":"):
+        return False              # a question, or a label that introduces what follows
+    named = look.mentions(sentence)
+    if len(named) != 1 or set(named[0]) & (_DEMURRING | _COMMITTING):
+        return False
+    rest = [w for w in _words(sentence) if w not in set(look.norm(" ".join(named[0])))
+            and w not in set(named[0])]
+    return all(w in W.FUNCTION or w in _SMALL for w in rest)
+
+
+_SMALL = frozenset("so yes yeah then well ok okay here here's there why final finally".split())
 
 
 def _stated(sentence: str) -> str | None:
@@ -171,18 +188,20 @@ def _announcing(line: str) -> int:
     return 3 if set(words) & _CONCLUDING else 2
 
 
-def _sentences(text: str) -> list[str]:
-    """A reply's sentences; a list item is one, dash and all ("Sphynx — ✅ my pick")."""
+def _sentences(text: str) -> list[tuple[str, bool]]:
+    """A reply's sentences, each with whether it is prose (not a list item, heading or
+    table row); a list item is one sentence, dash and all ("Sphynx — ✅ my pick")."""
     from probe.matching.extract import _ITEM
 
-    out: list[str] = []
+    out: list[tuple[str, bool]] = []
     for line in text.split("\n"):
         if _ITEM.match(line):
-            out.append(_markup_free(_ITEM.sub("", line)))
+            out.append((_markup_free(_ITEM.sub("", line)), False))
         elif line.lstrip().startswith("|"):
-            out.append(line)
+            out.append((line, False))
         else:
-            out.extend(_joined(_SENTENCE.split(_markup_free(line))))
+            prose = not _HEADING.match(line)
+            out.extend((piece, prose) for piece in _joined(_SENTENCE.split(_markup_free(line))))
     return out
 
 
@@ -211,7 +230,7 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
     best: dict[tuple[str, ...], int] = {}
     said: dict[tuple[str, ...], str] = {}
     announced = 0
-    for sentence in _sentences(text):
+    for sentence, prose in _sentences(text):
         if sentence.lstrip().startswith("|"):
             announced = 0
             continue              # a table's row lays out an option, it does not choose it
@@ -224,6 +243,10 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
             look = look.widened([stated])     # "In the end, I'd land on a jellyfish"
             if not look.mentions(plain):
                 continue
+        if prose and _alone(plain, look):
+            best[look.mentions(plain)[0]] = max(2, best.get(look.mentions(plain)[0], 0))
+            said.setdefault(look.mentions(plain)[0], plain)
+            continue              # a name said alone in the prose: "So — Pterodactyl."
         for clause, aside in _clauses(plain):
             named = look.mentions(clause)
             if len(named) != 1:
