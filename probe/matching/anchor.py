@@ -441,7 +441,7 @@ def _set_phrases(first: dict, vocab: Vocabulary, weights: dict | None) -> dict:
     phrases = set()
     for core, rs in by_core.items():
         if sum((weights or {}).get(r, 1) for r in rs) < 2 \
-                or len(core) > 3 and not all(len(r) >= LONG_REPLY for r in rs):
+                or len(core) > MAX_CANDIDATE_WORDS:
             continue
         if all(any(m != core and not set(m) & set(core) for m in vocab.mentions(r)) for r in rs):
             phrases.add(core)
