@@ -234,7 +234,7 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
         # call. X crossed my mind, and so did Y. In the end I'd pick Z").
         found = committed(_clean(response), vocab)
         if found is not None:
-            return _picked(d, found[0], found[1], generic, vocab.norm)
+            return _committed_to(d, found, vocab, generic)
     return _revise(d, vocab, generic)
 
 
@@ -246,17 +246,25 @@ def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]
     offered = laid_out(text)
     found = committed(text, vocab, offered)
     if found is not None:
-        core, sentence = found
-        return _picked(d, core, sentence, generic, vocab.norm)
+        return _committed_to(d, found, vocab, generic)
     d = _revise(d, vocab, generic)
     if d.kind or not d.key:
         return d
     wide = vocab.widened(offered) if offered else vocab
-    if d.key in wide or d.sure and (d.segment.cue or len(d.reading.scan.split()) <= 6):
+    if d.key in wide or d.sure and len(d.reading.scan.split()) <= 6:
         return d
     if len(wide.mentions(text)) >= 2 or not d.sure:
         return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
     return d
+
+
+def _committed_to(d: Decision, found: tuple[Key, str], vocab: Vocabulary,
+                  generic: frozenset[str]) -> Decision:
+    core, sentence = found
+    if not core:                  # committed to a placeholder or to the category itself
+        return Decision(sentence[:80], vocab.norm(sentence[:80]) or ("void",), ECHO, False,
+                        d.reading, Segment("", text=sentence[:80], remark=True))
+    return _picked(d, core, sentence, generic, vocab.norm)
 
 
 def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:

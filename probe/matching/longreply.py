@@ -48,11 +48,12 @@ rule ruled cross crossed skip skipping obvious overrated close maybe perhaps cou
 instinct initially originally""".split()) | W.PASSED_OVER
 # Indecision names an option without choosing it: "I went back and forth on X".
 _UNDECIDED = re.compile(r"\bback\s+and\s+forth\b|\btorn\b|\bon\s+the\s+fence\b", re.I)
+_SO = re.compile(r"\s*(?:so|thus|therefore|hence)\b", re.I)
 _CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
 # A condition about the choice itself commits: "if I had to pick one", "if you want just one".
 _CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|have\s+to|must|forced|"
                                r"pushed|pressed|pick|choose|commit|decide|narrow)\b", re.I)
-_MAKE_IT = re.compile(r"\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
+_MAKE_IT = re.compile(r"\bthe\s+one\s+(?:i|we)\b|\bis\s+the\s+one\W*$|\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
                       r"stands?\s+out|comes?\s+out\s+on\s+top)\b|\bit\s+is\W*$",
                       re.I)
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
@@ -70,7 +71,7 @@ def laid_out(text: str) -> list[str]:
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if _ITEM.match(line):
-            found.append(_option_name(_strip(_MARKUP.sub("", _ITEM.sub("", line)))))
+            found.append(_described(_option_name(_strip(_MARKUP.sub("", _ITEM.sub("", line))))))
         elif (m := _HEADING.match(line)) is not None:
             found.append(_option_name(_strip(_MARKUP.sub("", m.group(1)))))
         elif line.lstrip().startswith("|") and (i == 0 or not lines[i - 1].lstrip().startswith("|")):
@@ -85,6 +86,13 @@ def laid_out(text: str) -> list[str]:
                 and not set(_words(name)) & (_LABELLING | W.CHOICE_NOUNS) and name not in out:
             out.append(name)
     return out
+
+
+def _described(item: str) -> str:
+    """A list item's name before a description after a comma ("Subaru, a favourite with a
+    lot of people"); "Portland, Oregon" stays whole."""
+    name, comma, rest = item.partition(", ")
+    return name if comma and rest[:1].islower() and len(rest.split()) >= 2 else item
 
 
 def _words(text: str) -> list[str]:
@@ -137,7 +145,7 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     conditional = bool(_CONDITION.search(sentence)) and not _CHOICE_CONDITION.search(sentence)
     demurring = bool(rest & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
     if committing and personal and not demurring:
-        return 3 if every & _CONCLUDING else 2
+        return 3 if every & _CONCLUDING or _SO.match(sentence) else 2
     return -1 if demurring else 0
 
 
@@ -166,17 +174,40 @@ _SMALL = frozenset("so yes yeah then well ok okay here here's there why final fi
 
 
 def _stated(sentence: str) -> str | None:
-    """The one name a sentence that commits in the first person states, when it is none of
-    the candidates yet, read from the shape of the sentence."""
+    """What a sentence that commits (in the first person, or as a short label: "Final
+    answer: X") states, when it names none of the candidates yet, read from the shape of
+    the sentence: a name, or a placeholder or the category itself."""
     words = set(_words(sentence))
-    if not (words & _COMMITTING and words & _FIRST_PERSON) or words & _DEMURRING:
+    personal = words & _FIRST_PERSON or len(words) <= 7 and words & _LABELLING
+    if not (words & _COMMITTING or _MAKE_IT.search(sentence)) or not personal \
+            or words & _DEMURRING:
         return None
     from probe.matching.extract import _read_line, name_like
 
     named = [s.answer for s in _read_line(" ".join(sentence.split())) if s.answer and s.cue
-             and not (s.remark or s.negated or s.conditional or s.listed or s.exclaim)]
-    return named[0] if len(named) == 1 and name_like(named[0]) \
-        and not set(named[0]) & set("[]<>{}_") else None
+             and not (s.remark or s.negated or s.conditional or s.listed or s.exclaim)
+             and not all(w in W.FILLER or _describing(w) for w in _words(s.answer))]
+    return named[0] if len(named) == 1 and (name_like(named[0]) or _placeholder(named[0])) \
+        else None
+
+
+def _describing(word: str) -> bool:
+    """A word that only describes ("all-time", "timeless"): no name by itself."""
+    from probe.matching import lexicon
+
+    return word.islower() and all(lexicon.parts_of_speech(part) == frozenset({"ADJ"})
+                                  for part in word.split("-"))
+
+
+def _placeholder(stated: str) -> bool:
+    return bool(set(stated) & set("[]<>{}_"))
+
+
+def _void(stated: str, look) -> bool:
+    """A commitment to no answer: a placeholder ("[your mountain here]") or the category
+    itself ("My recommendation, then: a month")."""
+    return _placeholder(stated) or not [w for w in look.norm(stated)
+                                        if w not in look.generic and w not in W.FUNCTION]
 
 
 def _announcing(line: str) -> int:
@@ -222,7 +253,8 @@ def _joined(pieces: list[str]) -> list[str]:
 
 def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...], str] | None:
     """The one candidate a cleaned long reply commits to, with the sentence that did;
-    ``None`` when no sentence commits or two candidates are committed to alike.
+    ``None`` when no sentence commits or two candidates are committed to alike; an empty
+    key when the strongest commitment is to no answer (a placeholder, the category).
     ``vocab``: the family's candidates; ``extra``: names the reply lays out itself."""
     look = vocab.widened(extra) if extra else vocab
     # Each candidate's strongest commitment; a candidate passed over elsewhere ("too
@@ -230,7 +262,11 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
     best: dict[tuple[str, ...], int] = {}
     said: dict[tuple[str, ...], str] = {}
     announced = 0
-    for sentence, prose in _sentences(text):
+    nothing = (0, 0, "")          # the strongest commitment to no answer at all
+    last = 0                      # where the strongest commitment to a candidate was made
+    for at, (sentence, prose) in enumerate(_sentences(text)):
+        if not sentence.strip():
+            continue
         if sentence.lstrip().startswith("|"):
             announced = 0
             continue              # a table's row lays out an option, it does not choose it
@@ -239,6 +275,9 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
             stated = _stated(plain)
             if stated is None:
                 announced = _announcing(plain)
+                continue
+            if _void(stated, look):
+                nothing = (3 if set(_words(plain)) & _CONCLUDING else 2, at, plain)
                 continue
             look = look.widened([stated])     # "In the end, I'd land on a jellyfish"
             if not look.mentions(plain):
@@ -256,7 +295,12 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
             if points > best.get(named[0], 0):
                 best[named[0]] = points
                 said[named[0]] = plain
+                if points >= max(best.values()):
+                    last = at
         announced = 0
+    top_points = max(best.values(), default=0)
+    if nothing[0] > top_points or nothing[0] and nothing[0] == top_points and nothing[1] > last:
+        return (), nothing[2]     # the last word was a placeholder or the category
     if not best:
         return None
     ranked = sorted(best.items(), key=lambda kv: -kv[1])
