@@ -87,3 +87,21 @@ def test_a_set_phrase_before_different_answers_is_not_a_candidate():
     replies = [f"🎯 Spinning the big prize wheel... {name}! It has real sparkle."
                for name in ("Cobalt", "Teal", "Cobalt", "Saffron")] + ["Teal", "Saffron", "Cobalt"]
     assert _answers(replies, "Name a random colour.")[:4] == ["Cobalt", "Teal", "Cobalt", "Saffron"]
+
+
+def test_a_year_said_as_two_numbers_is_that_year():
+    from probe.matching.normalise import normalise
+
+    assert normalise("nineteen eighty-four") == normalise("1984")
+    assert normalise("twenty twenty-two") == normalise("2022")
+    # Ordinary number words keep their value.
+    assert normalise("forty two") == normalise("42")
+    assert normalise("one hundred twenty") == normalise("120")
+
+
+def test_an_adverbial_of_time_after_the_name_is_not_part_of_it():
+    answers = _answers(["Lisbon this time!", "Lisbon", "Oslo all the way", "Oslo"],
+                       "Name a random European city.")
+    assert answers == ["Lisbon", "Lisbon", "Oslo", "Oslo"]
+    # A title that ends on such words keeps them.
+    assert _answers(["Milky Way", "Andromeda"], "Name a random galaxy.")[0] == "Milky Way"

@@ -53,6 +53,11 @@ def _numbers_to_digits(words: list[str]) -> list[str]:
                                   (words[j] == "and" and j + 1 < len(words)
                                    and words[j + 1] in _NUMBER_WORDS and j > i)):
             w = words[j]
+            if w in _TENS or w in _UNITS and _UNITS[w] >= 10:
+                if 10 <= current <= 99 and (current % 10 == 0 or current < 20 or w in _TENS):
+                    # A second pair of digits: "nineteen sixty-nine" is 1969,
+                    # "twenty twenty-four" 2024 (a year said as two numbers).
+                    total, current = total + current * 100, 0
             if w == "and":
                 pass              # "three hundred and twelve"
             elif w in _UNITS:
