@@ -430,7 +430,7 @@ def _as_stated(response: str | None, d: Decision) -> bool:
     reply lays out, or a short line of its own ("Tiger — and here's why.")."""
     if not response or len(response) < LONG_REPLY:
         return True
-    if len(d.reading.scan.split()) <= 6:
+    if len(d.reading.scan.split()) <= 6 and d.segment is not None and d.segment.whole:
         return True
     norm = normalise
     return norm(d.answer) in {norm(name) for name in laid_out(_clean(response))}

@@ -32,7 +32,7 @@ _FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're ou
 _COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosing choice recommend
 recommending recommendation recommendations verdict winner answer vote settle settling settled
 land landing go going decision final favourite favorite tldr bottom backing back opt opting
-selecting commit commits committing""".split())
+selecting commit commits committing recommended""".split())
 # Words that make a short line a label of the choice: "Winner: X", "TL;DR: X".
 _LABELLING = frozenset("pick choice winner verdict answer recommendation tldr final decision".split())
 # Words that commit by themselves, whoever speaks: "Earth takes it", "Acadia comes out ahead".
@@ -41,13 +41,14 @@ _WINNING = frozenset("wins win takes ahead edges prevails winner triumphs".split
 _BEST = frozenset("better best ideal perfect strongest safest top".split())
 # The last word on it: a commitment after these outranks one before.
 _CONCLUDING = frozenset("""final finally ultimately actually rather reflection end overall
-considered verdict bottom conclusion decided instead""".split())
+considered verdict bottom conclusion decided instead tldr summary""".split())
 _DEMURRING = frozenset("""alternative alternatives alternatively runner runner-up backup honorable
 honourable mention mentions also too downside otherwise second another else not no never nor
 rule ruled cross crossed skip skipping obvious overrated close maybe perhaps could might
-instinct initially originally""".split()) | W.PASSED_OVER
+instinct initially originally avoid cannot""".split()) | W.PASSED_OVER
 # Indecision names an option without choosing it: "I went back and forth on X".
-_UNDECIDED = re.compile(r"\bback\s+and\s+forth\b|\btorn\b|\bon\s+the\s+fence\b", re.I)
+_UNDECIDED = re.compile(r"\bback\s+and\s+forth\b|\btorn\b|\bon\s+the\s+fence\b|"
+                        r"\b(?:was|were)\s+(?:going|about|tempted)\s+to\b", re.I)
 _SO = re.compile(r"\s*(?:so|thus|therefore|hence)\b", re.I)
 _CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
 # A condition about the choice itself commits: "if I had to pick one", "if you want just one".
@@ -83,9 +84,23 @@ def laid_out(text: str) -> list[str]:
     for name in found:
         name = _strip(_MARKUP.sub("", name))
         if name and "?" not in name and name_like(name) and len(name.split()) <= 6 \
-                and not set(_words(name)) & (_LABELLING | W.CHOICE_NOUNS) and name not in out:
+                and not set(_words(name)) & (_LABELLING | W.CHOICE_NOUNS | _FIRST_PERSON | _WH) \
+                and not _gerund(name.split()[0]) and name not in out:
             out.append(name)
     return out
+
+
+_WH = frozenset("what which who why how where when".split())
+
+
+def _gerund(word: str) -> bool:
+    """A heading that opens on a verb's -ing form ("Finding the best topping") names the
+    task, not an option."""
+    from probe.matching import lexicon
+
+    low = word.casefold()
+    return low.endswith("ing") and len(low) > 5 and any(
+        "VERB" in lexicon.parts_of_speech(stem) for stem in (low[:-3], low[:-3] + "e", low[:-4]))
 
 
 def _described(item: str) -> str:
@@ -133,6 +148,14 @@ def _up_to(clause: str, look) -> str:
     return clause
 
 
+# How strongly a clause commits: said by the speaker (first person, a short label, an
+# imperative) outranks a name singled out in the third person ("X takes it", "X stands
+# out"), which options' descriptions also use; the last word adds to either.
+SPOKEN, SINGLED, LAST_WORD = 4, 2, 3
+_IMPERATIVE = re.compile(r"^\W*(?:[\w'’ ]{1,24}:\s*)?(?:just\s+)?(?:go|pick|choose|opt|try|get|take|grab|"
+                         r"book|order|name|make)\b", re.I)
+
+
 def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     # "All things considered, X takes it" concludes; "I considered X" passes X over.
     clause, sentence = _ALL_CONSIDERED.sub("overall", clause), _ALL_CONSIDERED.sub("overall", sentence)
@@ -141,11 +164,13 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     every = set(_words(sentence))
     singled = bool(rest & _WINNING) or bool(_MAKE_IT.search(clause)) or bool(rest & _BEST)
     committing = bool(rest & _COMMITTING) or singled
-    personal = bool(rest & _FIRST_PERSON) or singled or (len(rest) <= 4 and bool(rest & _LABELLING))
+    spoken = bool(rest & _FIRST_PERSON) or (len(rest) <= 4 and bool(rest & _LABELLING)) \
+        or bool(_IMPERATIVE.match(clause)) and bool(rest & _COMMITTING)
     conditional = bool(_CONDITION.search(sentence)) and not _CHOICE_CONDITION.search(sentence)
     demurring = bool(rest & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
-    if committing and personal and not demurring:
-        return 3 if every & _CONCLUDING or _SO.match(sentence) else 2
+    if committing and (spoken or singled) and not demurring:
+        last = LAST_WORD if every & _CONCLUDING or _SO.match(sentence) else 0
+        return (SPOKEN if spoken else SINGLED) + last
     return -1 if demurring else 0
 
 
@@ -156,6 +181,21 @@ def _markup_free(text: str) -> str:
 
 
 _ANNOUNCING = _LABELLING | _FIRST_PERSON | _CONCLUDING | frozenset("the a and is are here".split())
+
+
+_MARK = re.compile(r"[⭐★✅✔☑🏆👑🥇]|←|\b(?:recommended|my\s+pick|top\s+pick|my\s+choice|winner)\b", re.I)
+
+
+def _marked(row: str, look) -> tuple[str, ...] | None:
+    """The candidate of a table row or list item whose option itself carries a mark of
+    choosing (a star, a tick, "recommended"); marks in other cells rate, they do not choose."""
+    from probe.matching.extract import _option_name
+
+    head = row.strip().strip("|").split("|")[0] if row.lstrip().startswith("|") else _option_name(row)
+    if not _MARK.search(head):
+        return None
+    named = look.mentions(head)
+    return named[0] if len(named) == 1 else None
 
 
 def _alone(sentence: str, look) -> bool:
@@ -178,7 +218,8 @@ def _stated(sentence: str) -> str | None:
     answer: X") states, when it names none of the candidates yet, read from the shape of
     the sentence: a name, or a placeholder or the category itself."""
     words = set(_words(sentence))
-    personal = words & _FIRST_PERSON or len(words) <= 7 and words & _LABELLING
+    personal = words & _FIRST_PERSON or len(words) <= 7 and words & _LABELLING \
+        or _IMPERATIVE.match(sentence)
     if not (words & _COMMITTING or _MAKE_IT.search(sentence)) or not personal \
             or words & _DEMURRING:
         return None
@@ -187,8 +228,9 @@ def _stated(sentence: str) -> str | None:
     named = [s.answer for s in _read_line(" ".join(sentence.split())) if s.answer and s.cue
              and not (s.remark or s.negated or s.conditional or s.listed or s.exclaim)
              and not all(w in W.FILLER or _describing(w) for w in _words(s.answer))]
-    return named[0] if len(named) == 1 and (name_like(named[0]) or _placeholder(named[0])) \
-        else None
+    if len(named) != 1 or named[0].islower() and len(named[0].split()) > 2:
+        return None               # "…is choosing purely on reputation": a phrase, no name
+    return named[0] if name_like(named[0]) or _placeholder(named[0]) else None
 
 
 def _describing(word: str) -> bool:
@@ -216,7 +258,7 @@ def _announcing(line: str) -> int:
     words = _words(line)
     if not words or len(words) > 4 or not set(words) <= _ANNOUNCING or not set(words) & _LABELLING:
         return 0
-    return 3 if set(words) & _CONCLUDING else 2
+    return SPOKEN + (LAST_WORD if set(words) & _CONCLUDING else 0)
 
 
 def _sentences(text: str) -> list[tuple[str, bool]]:
@@ -267,6 +309,12 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
     for at, (sentence, prose) in enumerate(_sentences(text)):
         if not sentence.strip():
             continue
+        if not prose:
+            marked = _marked(sentence, look)
+            if marked is not None:        # "| **Pegasus** ⭐ | …", "- Zion ✅"
+                best[marked] = max(SPOKEN, best.get(marked, 0))
+                said.setdefault(marked, sentence)
+                continue
         if sentence.lstrip().startswith("|"):
             announced = 0
             continue              # a table's row lays out an option, it does not choose it
@@ -277,20 +325,23 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
                 announced = _announcing(plain)
                 continue
             if _void(stated, look):
-                nothing = (3 if set(_words(plain)) & _CONCLUDING else 2, at, plain)
+                nothing = (SPOKEN + (LAST_WORD if set(_words(plain)) & _CONCLUDING else 0), at, plain)
                 continue
             look = look.widened([stated])     # "In the end, I'd land on a jellyfish"
             if not look.mentions(plain):
                 continue
         if prose and _alone(plain, look):
-            best[look.mentions(plain)[0]] = max(2, best.get(look.mentions(plain)[0], 0))
+            best[look.mentions(plain)[0]] = max(SPOKEN, best.get(look.mentions(plain)[0], 0))
             said.setdefault(look.mentions(plain)[0], plain)
             continue              # a name said alone in the prose: "So — Pterodactyl."
         for clause, aside in _clauses(plain):
             named = look.mentions(clause)
             if len(named) != 1:
                 continue
-            points = -1 if aside else max(_score(_up_to(clause, look), named[0], plain),
+            # The last word is judged on the sentence up to this clause: in "I was going
+            # to say X, but actually Y" the "actually" concludes Y, not X.
+            upto = plain[:plain.find(clause) + len(clause)] if clause in plain else plain
+            points = -1 if aside else max(_score(_up_to(clause, look), named[0], upto),
                                           announced)
             if points > best.get(named[0], 0):
                 best[named[0]] = points
