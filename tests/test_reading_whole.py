@@ -105,3 +105,26 @@ def test_an_adverbial_of_time_after_the_name_is_not_part_of_it():
     assert answers == ["Lisbon", "Lisbon", "Oslo", "Oslo"]
     # A title that ends on such words keeps them.
     assert _answers(["Milky Way", "Andromeda"], "Name a random galaxy.")[0] == "Milky Way"
+
+
+def test_the_speaker_outranks_a_description_that_singles_a_name_out():
+    # Every option "stands out" for something; the reply's own verdict is the speaker's.
+    reply = ("Here is how the contenders compare.\n\n"
+             "Kestrel stands out for its hovering. Osprey stands out for its dives. "
+             "Merlin stands out for its speed.\n\nShort version: go with Osprey.")
+    answers = _answers([reply, "Kestrel", "Osprey", "Merlin"], "Name a random bird of prey.")
+    assert answers[0] == "Osprey"
+
+
+def test_a_change_of_mind_commits_to_the_second_name():
+    reply = "I was going to say Lyon, but actually Porto is better. Lyon is still lovely, just busier."
+    assert _answers([reply, "Lyon", "Porto"], "Name a random European city.")[0] == "Porto"
+
+
+def test_an_option_marked_in_its_own_table_cell_is_chosen():
+    reply = ("A quick comparison of the usual suspects for a reading nook:\n\n"
+             "| Chair | Comfort | Price |\n|---|---|---|\n| Wingback | ✓✓ | ✓ |\n"
+             "| **Papasan** ⭐ | ✓✓✓ | ✓✓ |\n| Recliner | ✓✓ | ✓✓ |\n\n"
+             "All three would work in a pinch, honestly.")
+    answers = _answers([reply, "Wingback", "Papasan", "Recliner"], "Name a random kind of chair.")
+    assert answers[0] == "Papasan"

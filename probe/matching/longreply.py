@@ -53,7 +53,7 @@ _SO = re.compile(r"\s*(?:so|thus|therefore|hence)\b", re.I)
 _CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
 # A condition about the choice itself commits: "if I had to pick one", "if you want just one".
 _CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|have\s+to|must|forced|"
-                               r"pushed|pressed|pick|choose|commit|decide|narrow)\b", re.I)
+                               r"pushed|pressed|pick|choose|commit|decide|narrow|up\s+to\s+me)\b", re.I)
 _MAKE_IT = re.compile(r"\bthe\s+one\s+(?:i|we)\b|\bis\s+the\s+one\W*$|\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
                       r"stands?\s+out|comes?\s+out\s+on\s+top)\b|\bit\s+is\W*$",
                       re.I)
@@ -140,11 +140,10 @@ _EXPLANATION = re.compile(r"(?<=\S):\s+|\s[-—–]\s|,\s*(?:because|since|as|wh
 
 def _up_to(clause: str, look) -> str:
     """The clause up to the part that names its candidate, without the reason after it."""
-    parts = _EXPLANATION.split(clause)
-    for k in range(1, len(parts) + 1):
-        head = " ".join(parts[:k])
-        if look.mentions(head):
-            return head
+    ends = [m.start() for m in _EXPLANATION.finditer(clause)] + [len(clause)]
+    for end in ends:
+        if look.mentions(clause[:end]):
+            return clause[:end]
     return clause
 
 
@@ -152,7 +151,7 @@ def _up_to(clause: str, look) -> str:
 # imperative) outranks a name singled out in the third person ("X takes it", "X stands
 # out"), which options' descriptions also use; the last word adds to either.
 SPOKEN, SINGLED, LAST_WORD = 4, 2, 3
-_IMPERATIVE = re.compile(r"^\W*(?:[\w'’ ]{1,24}:\s*)?(?:just\s+)?(?:go|pick|choose|opt|try|get|take|grab|"
+_IMPERATIVE = re.compile(r"^\W*(?:[\w'’ ]{1,40}:\s*)?(?:just\s+)?(?:go|pick|choose|opt|try|get|take|grab|"
                          r"book|order|name|make)\b", re.I)
 
 
@@ -313,7 +312,7 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
             marked = _marked(sentence, look)
             if marked is not None:        # "| **Pegasus** ⭐ | …", "- Zion ✅"
                 best[marked] = max(SPOKEN, best.get(marked, 0))
-                said.setdefault(marked, sentence)
+                said.setdefault(marked, _markup_free(sentence.strip().strip("|").split("|")[0]))
                 continue
         if sentence.lstrip().startswith("|"):
             announced = 0
