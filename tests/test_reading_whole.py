@@ -128,3 +128,17 @@ def test_an_option_marked_in_its_own_table_cell_is_chosen():
              "All three would work in a pinch, honestly.")
     answers = _answers([reply, "Wingback", "Papasan", "Recliner"], "Name a random kind of chair.")
     assert answers[0] == "Papasan"
+
+
+def test_past_intent_and_questions_commit_to_nothing():
+    reply = ("Okay, honestly, I went round in circles on this one.\n\n"
+             "Part of me wanted to say Lima. Another part liked Quito. But the one I keep "
+             "returning to is Bogota, because it surprises people.\n\n"
+             "Would you like me to pick again for comparison?")
+    answers = _answers([reply, "Lima", "Quito", "Bogota"], "Name a random capital city.")
+    assert answers[0] == "Bogota"
+
+
+def test_i_would_say_commits_and_the_obvious_choice_is_passed_over():
+    reply = "I'd say teal. I know navy is the more obvious choice, but teal is calm and fresh."
+    assert _answers([reply, "Teal", "Navy"], "Name a random colour.")[0] == "teal"

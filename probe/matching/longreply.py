@@ -22,17 +22,19 @@ from probe.matching import words as W
 LONG_REPLY = 160
 # A reply this long may hold a few sentences; one that commits among them is read for it.
 SEVERAL_SENTENCES = 60
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+|\s[—–]\s|;\s")
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+|;\s")
+# A dash ends a clause, not a sentence: "…actually, no — X is the better fit" concludes.
+_DASH = re.compile(r"\s[—–]\s")
 # Where a sentence turns: the clause after sets a name aside or starts afresh.
 _TURN = re.compile(r",\s*(?:but|though|although|however|while|whereas)\b|\s(?:but|though|although|"
-                   r"however|whereas)\s|,\s*(?=not\s)|,\s*and\s", re.I)
+                   r"however|whereas)\s|,\s*(?=not\s)|,\s*and\s|\s[—–]\s", re.I)
 _SET_ASIDE = re.compile(r"\b(?:rather\s+than|instead\s+of|over|than|ahead\s+of|beats?|edges?\s+out)\b",
                         re.I)
 _FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're our us let's".split())
 _COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosing choice recommend
 recommending recommendation recommendations verdict winner answer vote settle settling settled
 land landing go going decision final favourite favorite tldr bottom backing back opt opting
-selecting commit commits committing recommended""".split())
+selecting commit commits committing recommended say suggest suggesting prefer nominate""".split())
 # Words that make a short line a label of the choice: "Winner: X", "TL;DR: X".
 _LABELLING = frozenset("pick choice winner verdict answer recommendation tldr final decision".split())
 # Words that commit by themselves, whoever speaks: "Earth takes it", "Acadia comes out ahead".
@@ -41,20 +43,26 @@ _WINNING = frozenset("wins win takes ahead edges prevails winner triumphs".split
 _BEST = frozenset("better best ideal perfect strongest safest top".split())
 # The last word on it: a commitment after these outranks one before.
 _CONCLUDING = frozenset("""final finally ultimately actually rather reflection end overall
-considered verdict bottom conclusion decided instead tldr summary""".split())
+considered verdict bottom conclusion decided instead tldr summary scratch wait
+correction""".split())
 _DEMURRING = frozenset("""alternative alternatives alternatively runner runner-up backup honorable
 honourable mention mentions also too downside otherwise second another else not no never nor
 rule ruled cross crossed skip skipping obvious overrated close maybe perhaps could might
 instinct initially originally avoid cannot""".split()) | W.PASSED_OVER
 # Indecision names an option without choosing it: "I went back and forth on X".
 _UNDECIDED = re.compile(r"\bback\s+and\s+forth\b|\btorn\b|\bon\s+the\s+fence\b|"
-                        r"\b(?:was|were)\s+(?:going|about|tempted)\s+to\b", re.I)
+                        r"\b(?:was|were)\s+(?:going|about|tempted)\s+to\b|\bwanted\s+to\b|"
+                        r"\bpart\s+of\s+me\b|\bbefore\s+(?:i|we)\b", re.I)
 _SO = re.compile(r"\s*(?:so|thus|therefore|hence)\b", re.I)
+# A question asks; it commits to nothing ("Should I go with X?"), while "Final choice: X.
+# Why? …" does.
+_QUESTION = re.compile(r"^\W*(?:would|should|shall|do|does|did|is|are|can|could|what|which|how|why|"
+                       r"want|fancy|may|might|will|or)\b[^?]*\?\s*$", re.I)
 _CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
 # A condition about the choice itself commits: "if I had to pick one", "if you want just one".
 _CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|have\s+to|must|forced|"
                                r"pushed|pressed|pick|choose|commit|decide|narrow|up\s+to\s+me)\b", re.I)
-_MAKE_IT = re.compile(r"\bthe\s+one\s+(?:i|we)\b|\bis\s+the\s+one\W*$|\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
+_MAKE_IT = re.compile(r"\bthe\s+one\s+(?:i|we)\b|\bhands\s+down\b|\bis\s+the\s+one\W*$|\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
                       r"stands?\s+out|comes?\s+out\s+on\s+top)\b|\bit\s+is\W*$",
                       re.I)
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
@@ -161,13 +169,14 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     words = _words(clause)
     rest = set(w for w in words if w not in set(name))
     every = set(_words(sentence))
-    singled = bool(rest & _WINNING) or bool(_MAKE_IT.search(clause)) or bool(rest & _BEST)
+    singled = bool(rest & _WINNING) or bool(_MAKE_IT.search(clause)) or bool(rest & _BEST) \
+        or bool(_CHOICE_CONDITION.search(clause))       # "So if you want just one: X"
     committing = bool(rest & _COMMITTING) or singled
     spoken = bool(rest & _FIRST_PERSON) or (len(rest) <= 4 and bool(rest & _LABELLING)) \
         or bool(_IMPERATIVE.match(clause)) and bool(rest & _COMMITTING)
     conditional = bool(_CONDITION.search(sentence)) and not _CHOICE_CONDITION.search(sentence)
     demurring = bool(rest & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
-    if committing and (spoken or singled) and not demurring:
+    if committing and (spoken or singled) and not demurring and not _QUESTION.match(clause):
         last = LAST_WORD if every & _CONCLUDING or _SO.match(sentence) else 0
         return (SPOKEN if spoken else SINGLED) + last
     return -1 if demurring else 0
@@ -216,6 +225,8 @@ def _stated(sentence: str) -> str | None:
     """What a sentence that commits (in the first person, or as a short label: "Final
     answer: X") states, when it names none of the candidates yet, read from the shape of
     the sentence: a name, or a placeholder or the category itself."""
+    if _QUESTION.match(sentence):
+        return None               # "Would you like me to pick again for comparison?"
     words = set(_words(sentence))
     personal = words & _FIRST_PERSON or len(words) <= 7 and words & _LABELLING \
         or _IMPERATIVE.match(sentence)
@@ -319,7 +330,7 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
             continue              # a table's row lays out an option, it does not choose it
         plain = sentence
         if not look.mentions(plain):
-            stated = _stated(plain)
+            stated = next((x for x in map(_stated, _DASH.split(plain)) if x is not None), None)
             if stated is None:
                 announced = _announcing(plain)
                 continue
@@ -329,10 +340,12 @@ def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...],
             look = look.widened([stated])     # "In the end, I'd land on a jellyfish"
             if not look.mentions(plain):
                 continue
-        if prose and _alone(plain, look):
-            best[look.mentions(plain)[0]] = max(SPOKEN, best.get(look.mentions(plain)[0], 0))
-            said.setdefault(look.mentions(plain)[0], plain)
-            continue              # a name said alone in the prose: "So — Pterodactyl."
+        alone = next((piece for piece in _DASH.split(plain) if prose and _alone(piece, look)), None)
+        if alone is not None:     # a name said alone in the prose: "So — Pterodactyl."
+            name = look.mentions(alone)[0]
+            best[name] = max(SPOKEN, best.get(name, 0))
+            said.setdefault(name, alone)
+            continue
         for clause, aside in _clauses(plain):
             named = look.mentions(clause)
             if len(named) != 1:
