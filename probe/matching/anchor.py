@@ -64,6 +64,7 @@ class Vocabulary:
         self.counts: Counter = Counter()
         self._by_first: dict[str, set[Key]] = defaultdict(set)
         self._prompt = _core(norm(prompt), frozenset()) if prompt else ()
+        self._said: dict[str, list[Key]] = {}     # mentions by text, while the candidates stand
 
     def add(self, key: Key, weight: int = 1) -> None:
         core = _core(key, self.generic)
@@ -71,10 +72,12 @@ class Vocabulary:
             return
         self.counts[core] += weight
         self._by_first[core[0]].add(core)
+        self._said.clear()
 
     def discard(self, core: Key) -> int:
         """Take a candidate out; its weight (0 when it was not one)."""
         self._by_first[core[0]].discard(core)
+        self._said.clear()
         return self.counts.pop(core, 0)
 
     def drop_composites(self) -> None:
@@ -107,6 +110,13 @@ class Vocabulary:
     def mentions(self, text: str) -> list[Key]:
         """The distinct candidates ``text`` names, longest first where they overlap; a
         candidate the question itself names ("between 1 and 100") is not a mention."""
+        if text not in self._said:
+            if len(self._said) > 4096:
+                self._said.clear()
+            self._said[text] = self._mentions(text)
+        return list(self._said[text])
+
+    def _mentions(self, text: str) -> list[Key]:
         # Each part between commas, slashes and "or" is read alone, so a part never reads
         # as the place of the one before it ("Istanbul, Rio de Janeiro" names two cities).
         words: list[str] = []

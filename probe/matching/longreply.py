@@ -15,6 +15,7 @@ keeps a reading only when that reading is one of the candidates or a choice it s
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from probe.matching import words as W
 
@@ -70,7 +71,8 @@ _BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__|(?<![*\w])\*([^
                    r"|(?<![_\w])_([^_\n]{1,60}?)_(?![_\w])")
 
 
-def laid_out(text: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def laid_out(text: str) -> tuple[str, ...]:
     """The options a cleaned reply lays out: its list items' names, its table's first
     cells, its headings and its bold phrases, each a name of a few words."""
     from probe.matching.extract import (_ITEM, _MARKUP, _option_name, _strip, _table_cells,
@@ -95,7 +97,7 @@ def laid_out(text: str) -> list[str]:
                 and not set(_words(name)) & (_LABELLING | W.CHOICE_NOUNS | _FIRST_PERSON | _WH) \
                 and not _gerund(name.split()[0]) and name not in out:
             out.append(name)
-    return out
+    return tuple(out)
 
 
 _WH = frozenset("what which who why how where when".split())
@@ -303,7 +305,7 @@ def _joined(pieces: list[str]) -> list[str]:
     return out
 
 
-def committed(text: str, vocab, extra: list[str] = ()) -> tuple[tuple[str, ...], str] | None:
+def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str] | None:
     """The one candidate a cleaned long reply commits to, with the sentence that did;
     ``None`` when no sentence commits or two candidates are committed to alike; an empty
     key when the strongest commitment is to no answer (a placeholder, the category).
