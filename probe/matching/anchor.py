@@ -442,8 +442,7 @@ def _as_stated(response: str | None, d: Decision) -> bool:
         return True
     if len(d.reading.scan.split()) <= 6 and d.segment is not None and d.segment.whole:
         return True
-    norm = normalise
-    return norm(d.answer) in {norm(name) for name in laid_out(_clean(response))}
+    return normalise(d.answer) in {normalise(name) for name in laid_out(_clean(response))}
 
 
 def _set_phrases(first: dict, vocab: Vocabulary, weights: dict | None) -> dict:

@@ -1056,10 +1056,11 @@ def _describing(word: str) -> bool:
 
 _SUBJECTS = frozenset("i we you they".split())
 _RUN_ON = frozenset("it this that they we you he she there".split())
-# The name as the subject of a commitment: "Fusilli is the one I'd put my money on",
-# "Kyoto is my pick", "Rigatoni would be my choice".
+# An adverbial of time after a name: "NZ this time", "Oslo all the way".
 _WHEN = re.compile(r"(?<=\S)\s+(?:all\s+the\s+way|this\s+time|every\s+time|today|tonight|for\s+now|"
                    r"right\s+now)\s*$")
+# The name as the subject of a commitment: "Fusilli is the one I'd put my money on",
+# "Kyoto is my pick", "Rigatoni would be my choice".
 _NAMED_CHOICE = re.compile(r"(?P<name>.+?)\s+(?:is|was|would\s+be|will\s+be|['’]s)\s+(?:definitely\s+|easily\s+|"
                            r"clearly\s+|probably\s+|still\s+)?(?:my|our|the)\s+(?:\w+\s+){0,2}?"
                            r"(?:pick|choice|answer|vote|winner|recommendation|one\s+(?:i|we)\b|one\s+i['’]d\b|"
@@ -1291,7 +1292,8 @@ def _read_segment_shape(text: str, cue_before: bool) -> Segment:
     # Trailing filler ("Monarch it is", "Poodle for sure", "Monarch all the way"), and an
     # adverbial of time after the name ("NZ this time", "Q♠ all the way", "Tuesday today"
     # keeps its day: only lower-case words go).
-    body = _WHEN.sub("", body) if _tokens(_WHEN.sub("", body)) else body
+    timeless = _WHEN.sub("", body)
+    body = timeless if _tokens(timeless) else body
     btoks = _tokens(body)
     k = len(btoks)
     while k > 1 and (W.is_filler(_lower(btoks[k - 1])) or _apostrophe_filler(btoks[k - 1])) \

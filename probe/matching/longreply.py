@@ -4,11 +4,11 @@ A long reply is read as a whole, not from its first line. Its candidates are the
 answers together with the options the reply itself lays out — list items, table rows,
 headings, bold names — so a family made only of long replies still has its options. Each
 sentence, cut into clauses at turns ("…, though", "…, but", "rather than", "over"), is
-scored for the one candidate it names: up when it commits in the first person or as a
-label ("I'd go with X", "Final answer: X", "X takes it"), the more so when it is the last
-word ("ultimately", "on reflection"); down when it passes the candidate over ("X would be my
-second choice", "I was tempted by X", "rather than X", "if you'd prefer, X"). A clear winner
-is the pick. A long reply that commits to nothing is no pick of its own reading's junk: it
+scored for the one candidate it names: it counts when it commits in the first person or
+as a label ("I'd go with X", "Final answer: X", "X takes it"), the more when it is the
+last word ("ultimately", "on reflection"), and not at all when it passes the candidate over
+("X would be my second choice", "I was tempted by X", "rather than X", "if you'd prefer,
+X"). A clear winner is the pick. A long reply that commits to nothing is no pick of its own reading's junk: it
 keeps a reading only when that reading is one of the candidates or a choice it states.
 """
 
@@ -75,16 +75,15 @@ _BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__|(?<![*\w])\*([^
 def laid_out(text: str) -> tuple[str, ...]:
     """The options a cleaned reply lays out: its list items' names, its table's first
     cells, its headings and its bold phrases, each a name of a few words."""
-    from probe.matching.extract import (_ITEM, _MARKUP, _option_name, _strip, _table_cells,
-                                        name_like)
+    from probe.matching.extract import _ITEM, _option_name, _strip, _table_cells, name_like
 
     found: list[str] = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if _ITEM.match(line):
-            found.append(_described(_option_name(_strip(_MARKUP.sub("", _ITEM.sub("", line))))))
+            found.append(_described(_option_name(_strip(_markup_free(_ITEM.sub("", line))))))
         elif (m := _HEADING.match(line)) is not None:
-            found.append(_option_name(_strip(_MARKUP.sub("", m.group(1)))))
+            found.append(_option_name(_strip(_markup_free(m.group(1)))))
         elif line.lstrip().startswith("|") and (i == 0 or not lines[i - 1].lstrip().startswith("|")):
             found.extend(_table_cells(lines[i:i + 24]))
     for m in _BOLD.finditer(text):
@@ -92,7 +91,7 @@ def laid_out(text: str) -> tuple[str, ...]:
             found.append(_strip(part))
     out = []
     for name in found:
-        name = _strip(_MARKUP.sub("", name))
+        name = _strip(_markup_free(name))
         if name and "?" not in name and name_like(name) and len(name.split()) <= 6 \
                 and not set(_words(name)) & (_LABELLING | W.CHOICE_NOUNS | _FIRST_PERSON | _WH) \
                 and not _gerund(name.split()[0]) and name not in out:
@@ -181,7 +180,7 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     if committing and (spoken or singled) and not demurring and not _QUESTION.match(clause):
         last = LAST_WORD if every & _CONCLUDING or _SO.match(sentence) else 0
         return (SPOKEN if spoken else SINGLED) + last
-    return -1 if demurring else 0
+    return 0
 
 
 def _markup_free(text: str) -> str:
@@ -239,18 +238,17 @@ def _stated(sentence: str) -> str | None:
 
     named = [s.answer for s in _read_line(" ".join(sentence.split())) if s.answer and s.cue
              and not (s.remark or s.negated or s.conditional or s.listed or s.exclaim)
-             and not all(w in W.FILLER or _describing(w) for w in _words(s.answer))]
+             and not all(w in W.FILLER or _only_describes(w) for w in _words(s.answer))]
     if len(named) != 1 or named[0].islower() and len(named[0].split()) > 2:
         return None               # "…is choosing purely on reputation": a phrase, no name
     return named[0] if name_like(named[0]) or _placeholder(named[0]) else None
 
 
-def _describing(word: str) -> bool:
+def _only_describes(word: str) -> bool:
     """A word that only describes ("all-time", "timeless"): no name by itself."""
-    from probe.matching import lexicon
+    from probe.matching.extract import _adjective_only
 
-    return word.islower() and all(lexicon.parts_of_speech(part) == frozenset({"ADJ"})
-                                  for part in word.split("-"))
+    return word.islower() and all(_adjective_only(part) for part in word.split("-"))
 
 
 def _placeholder(stated: str) -> bool:
@@ -355,8 +353,8 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
             # The last word is judged on the sentence up to this clause: in "I was going
             # to say X, but actually Y" the "actually" concludes Y, not X.
             upto = plain[:plain.find(clause) + len(clause)] if clause in plain else plain
-            points = -1 if aside else max(_score(_up_to(clause, look), named[0], upto),
-                                          announced)
+            points = 0 if aside else max(_score(_up_to(clause, look), named[0], upto),
+                                         announced)
             if points > best.get(named[0], 0):
                 best[named[0]] = points
                 said[named[0]] = plain
