@@ -427,12 +427,29 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
         # model's habits across the family ("…hold up better than others once…"): only
         # a reading it states as its answer is a candidate.
         if d.kind == "" and d.key and (d.sure and _as_stated(r, d) or seen[d.key] >= 2
-                                       and len(r or "") < LONG_REPLY):
+                                       and len(r or "") < LONG_REPLY) and not _prose(r, d):
             vocab.add(d.key)
     vocab.drop_composites()
     for r, d in _set_phrases(first, vocab, weights).items():
         first[r] = d
     return {r: revise(d, vocab, generic, r) for r, d in first.items()}
+
+
+# Words that make a reading a phrase of a reply's prose, not a name: the speaker and the
+# listener ("Trust your instincts", "Once I"), and question words ("Which is why…").
+_SPEAKERS = frozenset("i me my we us our you your i'd i'll i'm i've you're you'll you'd "
+                      "which".split())
+
+
+def _prose(response: str | None, d: Decision) -> bool:
+    """A reading of a reply of a few sentences that is a phrase of its prose rather than
+    a name: it speaks to or of the speaker, or is made only of small words."""
+    if not response or len(response) < SEVERAL_SENTENCES or d.reading is None:
+        return False
+    from probe.matching.longreply import _words
+
+    said = _words(d.answer)
+    return bool(set(said) & _SPEAKERS) or all(W.is_filler(w) for w in said)
 
 
 def _as_stated(response: str | None, d: Decision) -> bool:

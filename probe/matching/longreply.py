@@ -173,7 +173,9 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     singled = bool(rest & _WINNING) or bool(_MAKE_IT.search(clause)) or bool(rest & _BEST) \
         or bool(_CHOICE_CONDITION.search(clause))       # "So if you want just one: X"
     committing = bool(rest & _COMMITTING) or singled
-    spoken = bool(rest & _FIRST_PERSON) or (len(rest) <= 4 and bool(rest & _LABELLING)) \
+    at = next((i for i, w in enumerate(words) if w in set(name)), len(words))
+    # A label comes before its name ("Answer: X"); "X is the classic answer" describes.
+    spoken = bool(rest & _FIRST_PERSON) or (len(rest) <= 4 and bool(set(words[:at]) & _LABELLING)) \
         or bool(_IMPERATIVE.match(clause)) and bool(rest & _COMMITTING)
     conditional = bool(_CONDITION.search(sentence)) and not _CHOICE_CONDITION.search(sentence)
     demurring = bool(rest & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
