@@ -35,7 +35,8 @@ _FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're ou
 _COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosing choice recommend
 recommending recommendation recommendations verdict winner answer vote settle settling settled
 land landing go going decision final favourite favorite tldr bottom backing back opt opting
-selecting commit commits committing recommended say suggest suggesting prefer nominate""".split())
+selecting commit commits committing recommended say suggest suggesting prefer nominate stick
+sticking lean leaning take taking""".split())
 # Words that make a short line a label of the choice: "Winner: X", "TL;DR: X".
 _LABELLING = frozenset("pick choice winner verdict answer recommendation tldr final decision".split())
 # Words that commit by themselves, whoever speaks: "Earth takes it", "Acadia comes out ahead".
@@ -53,7 +54,7 @@ instinct initially originally avoid cannot""".split()) | W.PASSED_OVER
 # Indecision names an option without choosing it: "I went back and forth on X".
 _UNDECIDED = re.compile(r"\bback\s+and\s+forth\b|\btorn\b|\bon\s+the\s+fence\b|"
                         r"\b(?:was|were)\s+(?:going|about|tempted)\s+to\b|\bwanted\s+to\b|"
-                        r"\bpart\s+of\s+me\b|\bbefore\s+(?:i|we)\b", re.I)
+                        r"\bpart\s+of\s+me\b|\bbefore\s+(?:i|we)\b|\bat\s+first\b", re.I)
 _SO = re.compile(r"\s*(?:so|thus|therefore|hence)\b", re.I)
 # A question asks; it commits to nothing ("Should I go with X?"), while "Final choice: X.
 # Why? …" does.
