@@ -24,6 +24,7 @@ from typing import Iterable
 from probe.matching import words as W
 from probe.matching.extract import Reading, Segment, choose, is_list, read
 from probe.matching.extract import _clean
+from probe.matching import longreply
 from probe.matching.longreply import LONG_REPLY, SEVERAL_SENTENCES, committed, laid_out
 from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, is_echo
 from probe.matching.normalise import normalise
@@ -245,7 +246,20 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
         found = committed(_clean(response), vocab)
         if found is not None:
             return _committed_to(d, found, vocab, generic)
+        if _declined(_clean(response), vocab):
+            return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
     return _revise(d, vocab, generic)
+
+
+def _declined(text: str, vocab: Vocabulary) -> bool:
+    """A reply that commits to nothing and, in a sentence of its own that names no
+    candidate, declines to choose ("Tough one. X and Y both have strong cases. It depends
+    on the vibe you want.")."""
+    from probe.matching.longreply import _sentences
+    from probe.matching.nonpick import declines
+
+    return any(prose and declines(sentence) and not vocab.mentions(sentence)
+               for sentence, prose in _sentences(text))
 
 
 def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
@@ -257,6 +271,8 @@ def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]
     found = committed(text, vocab, offered)
     if found is not None:
         return _committed_to(d, found, vocab, generic)
+    if _declined(text, vocab):
+        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
     d = _revise(d, vocab, generic)
     if d.kind or not d.key:
         return d
@@ -437,8 +453,7 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
 
 # Words that make a reading a phrase of a reply's prose, not a name: the speaker and the
 # listener ("Trust your instincts", "Once I"), and question words ("Which is why…").
-_SPEAKERS = frozenset("i me my we us our you your i'd i'll i'm i've you're you'll you'd "
-                      "which".split())
+_SPEAKERS = longreply._SPEAKERS | {"which"}
 
 
 def _prose(response: str | None, d: Decision) -> bool:

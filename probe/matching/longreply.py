@@ -31,6 +31,8 @@ _TURN = re.compile(r",\s*(?:but|though|although|however|while|whereas)\b|\s(?:bu
                    r"however|whereas)\s|,\s*(?=not\s)|,\s*and\s|\s[—–]\s", re.I)
 _SET_ASIDE = re.compile(r"\b(?:rather\s+than|instead\s+of|over|than|ahead\s+of|beats?|edges?\s+out)\b",
                         re.I)
+# The speaker and the listener: a phrase that names them ("your gut", "what I love") is no name.
+_SPEAKERS = frozenset("i me my we us our you your i'd i'll i'm i've you're you'll you'd".split())
 _FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're our us let's".split())
 _COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosing choice recommend
 recommending recommendation recommendations verdict winner answer vote settle settling settled
@@ -140,6 +142,7 @@ def _clauses(sentence: str) -> list[tuple[str, bool]]:
     return [(c, aside or bool(re.match(r"\s*not\b", c, re.I))) for c, aside in out if c.strip()]
 
 
+_PARALLEL = re.compile(r"\b(?:while|whereas)\b|,\s*and\s", re.I)
 _ALL_CONSIDERED = re.compile(r"\b(?:all\s+things\s+considered|having\s+considered\s+\w+)", re.I)
 
 
@@ -242,8 +245,9 @@ def _stated(sentence: str) -> str | None:
     named = [s.answer for s in _read_line(" ".join(sentence.split())) if s.answer and s.cue
              and not (s.remark or s.negated or s.conditional or s.listed or s.exclaim)
              and not all(w in W.FILLER or _only_describes(w) for w in _words(s.answer))]
-    if len(named) != 1 or named[0].islower() and len(named[0].split()) > 2:
-        return None               # "…is choosing purely on reputation": a phrase, no name
+    if len(named) != 1 or named[0].islower() and len(named[0].split()) > 2 \
+            or set(_words(named[0])) & _SPEAKERS:
+        return None               # "…is choosing purely on reputation", "go with your gut"
     return named[0] if name_like(named[0]) or _placeholder(named[0]) else None
 
 
@@ -349,7 +353,12 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
             best[name] = max(SPOKEN, best.get(name, 0))
             said.setdefault(name, alone)
             continue
-        for clause, aside in _clauses(plain):
+        clauses = _clauses(plain)
+        # Clauses side by side ("X is perfect for A, while Y suits B") describe options:
+        # only the speaker's own commitment counts among them.
+        parallel = _PARALLEL.search(plain) is not None and len(
+            {n for c, aside in clauses if not aside for n in look.mentions(c)}) >= 2
+        for clause, aside in clauses:
             named = look.mentions(clause)
             if len(named) != 1:
                 continue
@@ -358,6 +367,8 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
             upto = plain[:plain.find(clause) + len(clause)] if clause in plain else plain
             points = 0 if aside else max(_score(_up_to(clause, look), named[0], upto),
                                          announced)
+            if parallel and points < SPOKEN:
+                points = 0
             if points > best.get(named[0], 0):
                 best[named[0]] = points
                 said[named[0]] = plain

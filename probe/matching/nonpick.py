@@ -135,6 +135,19 @@ def refuses(response: str | None, answer: str) -> bool:
                              or bool(_HEDGE.search(folded)))
 
 
+_OPENING_WORDS = re.compile(r"^(?:(?:honestly|frankly|truthfully|really|well|o+h+|a+h+|h+m+|u+m+|so|ok|okay|look|"
+                            r"i think|i mean|to be honest|in the end|ultimately|sorry)\s+)+")
+
+
+def declines(sentence: str) -> bool:
+    """A sentence that, by itself, declines to choose: "It depends on the vibe you're going
+    for.", "Both are excellent choices.", "Honestly, there's no single right answer.",
+    "Tough to say without knowing more.", "I'd rather not pick for you."""
+    folded = _OPENING_WORDS.sub("", _folded(sentence))
+    return bool(folded) and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
+                             or bool(_HEDGE.search(folded)) or bool(_HARD_REFUSAL.search(sentence)))
+
+
 def is_refusal(response: str | None) -> bool:
     """A refusal or a hedge rather than a choice ("I can't choose", "it depends", "neither")."""
     from probe.matching.extract import extract
