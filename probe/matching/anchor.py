@@ -23,7 +23,8 @@ from typing import Iterable
 
 from probe.matching import words as W
 from probe.matching.extract import Reading, Segment, choose, is_list, read
-from probe.matching.extract import _clean
+from probe.matching.extract import _clean, _strip
+from probe.matching.longreply import _markup_free
 from probe.matching import longreply
 from probe.matching.longreply import LONG_REPLY, SEVERAL_SENTENCES, committed, laid_out
 from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, is_echo
@@ -258,8 +259,14 @@ def _declined(text: str, vocab: Vocabulary) -> bool:
     from probe.matching.longreply import _sentences
     from probe.matching.nonpick import declines
 
-    return any(prose and declines(sentence) and not vocab.mentions(sentence)
+    return any(prose and declines(_CONCEDED.split(sentence)[-1]) and not vocab.mentions(sentence)
                for sentence, prose in _sentences(text))
+
+
+# A hedge conceded in the same sentence declines nothing ("There isn't a wrong answer, but
+# you asked for one, so here it is"); one after the turn does ("Good question, but I can't
+# pick for you").
+_CONCEDED = re.compile(r"\b(?:but|though|however|still|yet)\b", re.I)
 
 
 def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
@@ -474,6 +481,9 @@ def _as_stated(response: str | None, d: Decision) -> bool:
         return True
     if len(d.reading.scan.split()) <= 6 and d.segment is not None and d.segment.whole:
         return True
+    if d.segment is not None and d.segment.whole and normalise(d.answer) == normalise(
+            _strip(_markup_free(_clean(response).lstrip().split("\n", 1)[0]))):
+        return True               # "Teal." on the reply's first line, the reasons below
     return normalise(d.answer) in {normalise(name) for name in laid_out(_clean(response))}
 
 

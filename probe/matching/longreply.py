@@ -67,7 +67,8 @@ _CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
 _CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|have\s+to|must|forced|"
                                r"pushed|pressed|pick|choose|commit|decide|narrow|up\s+to\s+me)\b", re.I)
 _MAKE_IT = re.compile(r"\bthe\s+one\s+(?:i|we)\b|\bhands\s+down\b|\bis\s+the\s+one\W*$|\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
-                      r"stands?\s+out|comes?\s+out\s+on\s+top)\b|\bit\s+is\W*$",
+                      r"stands?\s+out|comes?\s+out\s+on\s+top)\b|\bit\s+is\W*$|"
+                      r"\b(?:nothing|no\s*one|nobody|can['’]?t|cannot)\s+(?:\w+\s+)?(?:beats?|tops?)\b",
                       re.I)
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
 _BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__|(?<![*\w])\*([^*\n]{1,60}?)\*(?![*\w])"
@@ -134,6 +135,8 @@ def _clauses(sentence: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     for part in _TURN.split(sentence):
         m = _SET_ASIDE.search(part)
+        if m is not None and _UNBEATEN.search(part[:m.end()]):
+            m = None              # "nothing beats X": X is not set aside, it wins
         if m is not None and part[:m.start()].strip():
             out.append((part[:m.start()], False))
             out.append((part[m.end():], True))
@@ -143,6 +146,9 @@ def _clauses(sentence: str) -> list[tuple[str, bool]]:
 
 
 _PARALLEL = re.compile(r"\b(?:while|whereas)\b|,\s*and\s", re.I)
+# "Nothing beats X", "you can't beat X", "no one tops X": X wins.
+_UNBEATEN = re.compile(r"\b(?:nothing|no\s*one|nobody|none|can['’]?t|cannot|hard\s+to)\s+"
+                       r"(?:\w+\s+)?(?:beats?|tops?|compares?|outdo(?:es)?)\W*$", re.I)
 _ALL_CONSIDERED = re.compile(r"\b(?:all\s+things\s+considered|having\s+considered\s+\w+)", re.I)
 
 

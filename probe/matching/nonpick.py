@@ -143,9 +143,25 @@ def declines(sentence: str) -> bool:
     """A sentence that, by itself, declines to choose: "It depends on the vibe you're going
     for.", "Both are excellent choices.", "Honestly, there's no single right answer.",
     "Tough to say without knowing more.", "I'd rather not pick for you."""
-    folded = _OPENING_WORDS.sub("", _folded(sentence))
-    return bool(folded) and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
-                             or bool(_HEDGE.search(folded)) or bool(_HARD_REFUSAL.search(sentence)))
+    if _HARD_REFUSAL.search(sentence):
+        return True
+    whole = _folded(sentence)
+    for folded in {whole, _OPENING_WORDS.sub("", whole)}:
+        if folded and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
+                       or folded.startswith(_DECLINING_OPENINGS) or _HEDGE.search(folded)):
+            return True
+    return False
+
+
+# A sentence of a reply that opens so offers every option, or denies there is one best:
+# "Any of them, really.", "Each has its own strengths.", "There isn't really a best bread."
+_DECLINING_OPENINGS = (
+    "any of them", "any of these", "any of those", "any one of", "either of them", "either one",
+    "all of them", "all of these", "all of those", "each has", "each one has", "each of them",
+    "they all", "they are all", "theyre all", "both have", "both of them", "both would",
+    "there isnt", "there is not", "there really isnt", "there arent", "there are no",
+    "whichever", "whatever you",
+)
 
 
 def is_refusal(response: str | None) -> bool:
