@@ -247,7 +247,9 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
         found = committed(_clean(response), vocab)
         if found is not None:
             return _committed_to(d, found, vocab, generic)
-        if _declined(_clean(response), vocab):
+        if _declined(_clean(response), vocab) or d.kind == "" and d.key not in vocab \
+                and _prose(response, d):
+            # declines, or its reading is a phrase of its prose ("Go with your gut!")
             return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
     return _revise(d, vocab, generic)
 
@@ -278,7 +280,7 @@ def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]
     found = committed(text, vocab, offered)
     if found is not None:
         return _committed_to(d, found, vocab, generic)
-    if _declined(text, vocab):
+    if _declined(text, vocab) or d.kind == "" and d.key not in vocab and _prose(response, d):
         return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
     d = _revise(d, vocab, generic)
     if d.kind or not d.key:
@@ -502,7 +504,13 @@ def _set_phrases(first: dict, vocab: Vocabulary, weights: dict | None) -> dict:
         if sum((weights or {}).get(r, 1) for r in rs) < 2 \
                 or len(core) > MAX_CANDIDATE_WORDS:
             continue
-        if all(any(m != core and not set(m) & set(core) for m in vocab.mentions(r)) for r in rs):
+        if all(any(m != core and not set(m) & set(core) for m in vocab.mentions(r)) for r in rs) \
+                and not any(r.casefold().count(first[r].answer.casefold()) >= 2 for r in rs) \
+                and not any(core in vocab.mentions(r) for r, d in first.items()
+                            if r and d.kind == "" and r not in rs):
+            # A set phrase is said once, and only to open replies; a name said again is
+            # the answer ("Mekong." atop an essay that ends "…but the Mekong suits this
+            # best"), and so is one another reply mentions ("I also weighed the Mekong").
             phrases.add(core)
     out = {}
     for core in phrases:
