@@ -157,6 +157,15 @@ _EXPLANATION = re.compile(r"(?<=\S):\s+|\s[-—–]\s|,\s*(?:because|since|as|wh
                           r"\s(?:because|since)\s", re.I)
 
 
+def _described_after(clause: str) -> str:
+    """A clause up to a description in lower case after a colon or dash ("it'd be X: the
+    best-selling novelist of all time"); the whole clause when none follows."""
+    for m in _EXPLANATION.finditer(clause):
+        if m.group().strip() in (":", "—", "–", "-") and clause[m.end():m.end() + 1].islower():
+            return clause[:m.start()]
+    return clause
+
+
 def _up_to(clause: str, look) -> str:
     """The clause up to the part that names its candidate, without the reason after it."""
     ends = [m.start() for m in _EXPLANATION.finditer(clause)] + [len(clause)]
@@ -366,6 +375,8 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
             {n for c, aside in clauses if not aside for n in look.mentions(c)}) >= 2
         for clause, aside in clauses:
             named = look.mentions(clause)
+            if len(named) > 1:    # "it'd be X: the Y of all time" — up to the description
+                named = look.mentions(_described_after(clause))
             if len(named) != 1:
                 continue
             # The last word is judged on the sentence up to this clause: in "I was going
