@@ -81,3 +81,25 @@ def test_an_answer_on_its_own_first_line_is_a_candidate_in_a_family_of_essays():
                 ("Mekong", "Seine", "Rhine")]]
     assert cluster_answers(replies, PROMPT)[0].answer == "Mekong"
     assert [m.answer for m in cluster_answers(replies, PROMPT)] == ["Mekong", "Rhine", "Mekong"]
+
+
+def test_a_time_said_in_words_is_the_time_on_the_clock():
+    from probe.matching.normalise import normalise
+
+    same = [("eight at night", "8:00 PM"), ("8 in the evening", "20:00"),
+            ("two in the morning", "2 a.m."), ("ten o'clock in the morning", "10:00 AM"),
+            ("half past four in the afternoon", "4:30 PM"), ("quarter to nine", "8:45"),
+            ("eleven pm", "11 PM"), ("twelve at night", "midnight")]
+    for spoken, written in same:
+        assert normalise(spoken) == normalise(written), (spoken, written)
+    assert normalise("eight at night") != normalise("8:00 AM")
+    assert normalise("Ocean's 11") != normalise("Ocean's 11:00")
+
+
+def test_a_name_that_glues_digits_to_letters_is_the_spaced_name():
+    from probe.matching.normalise import normalise
+
+    assert normalise("7UP") == normalise("Seven Up")
+    assert normalise("4Runner") == normalise("4 Runner")
+    assert normalise("1st") == normalise("first")
+    assert normalise("1980s") != normalise("1980")

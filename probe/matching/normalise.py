@@ -168,6 +168,60 @@ def _clock_24(text: str) -> str:
     return f"{hours % 12 or 12}:{minutes} {'pm' if hours >= 12 else 'am'}"
 
 
+# A time said in words, as the 12-hour clock writes it: "nine at night" and "9 pm" are
+# 9:00 pm, "three in the morning" 3:00 am, "half past six in the evening" 6:30 pm.
+_PART_OF_DAY = {("am",): "am", ("pm",): "pm", ("in", "the", "morning"): "am",
+                ("in", "the", "afternoon"): "pm", ("in", "the", "evening"): "pm",
+                ("at", "night"): "pm", ("tonight",): "pm", ("this", "evening"): "pm"}
+_PAST = {"half": 30, "quarter": 15}
+
+
+def _times(words: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        hour, minutes, j = _clock_words(words, i)
+        if hour is None:
+            out.append(words[i])
+            i += 1
+            continue
+        part = next((p for p in _PART_OF_DAY if tuple(words[j:j + len(p)]) == p), None)
+        if part is not None:
+            half = _PART_OF_DAY[part]
+            if part == ("at", "night") and (hour == 12 or hour <= 4):
+                half = "am"       # "twelve at night" is midnight, "three at night" small hours
+            out += [str(hour), f"{minutes:02d}", half]
+            i = j + len(part)
+        elif j > i + 1:           # "seven o'clock", "half past six": the hour, no half of day
+            out += [str(hour), f"{minutes:02d}"]
+            i = j
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
+def _clock_words(words: list[str], i: int) -> tuple[int | None, int, int]:
+    """An hour at ``words[i]`` ("9", "9 oclock", "half past 6", "quarter to 7"): the hour,
+    its minutes and where the words after it start; no hour when none is there."""
+    w = words[i]
+    if w in _PAST and i + 2 < len(words) and words[i + 1] in ("past", "to") \
+            and words[i + 2].isdigit() and 1 <= int(words[i + 2]) <= 12:
+        hour, minutes = int(words[i + 2]), _PAST[w]
+        if words[i + 1] == "to":
+            hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
+        return hour, minutes, i + 3
+    if not (w.isdigit() and 1 <= int(w) <= 12 and len(w) <= 2) or i and words[i - 1] in (":", "00"):
+        return None, 0, i
+    j = i + 1
+    minutes = 0
+    if j < len(words) and words[j] in ("oclock", "o'clock"):
+        j += 1
+    elif j < len(words) and len(words[j]) == 2 and words[j].isdigit() and int(words[j]) < 60:
+        minutes, j = int(words[j]), j + 1
+    return int(w), minutes, j
+
+
 def _decade(m: re.Match) -> str:
     tens = m.group(1) or str(_DECADE_WORDS[m.group(2)] * 10)
     return f"19{tens}s"
@@ -191,6 +245,7 @@ def normalise(answer: str, lemmas: bool = True) -> tuple[str, ...]:
     text = re.sub(r"(?<=\w) ?'n'? (?=\w)", " and ", text)    # rock 'n' roll, rock n' roll
     text = re.sub(r"[-_/]+", " ", text)
     text = re.sub(r"\b([a-z]{1,2})(\d{1,3})\b", r"\1 \2", text)   # B12 is B 12, as B-12
+    text = re.sub(r"\b(\d{1,4})(?!(?:st|nd|rd|th|s)\b)([a-z]{2,})\b", r"\1 \2", text)  # 7UP is 7 Up
     text = re.sub(r"[^\w\s+#'.]", " ", text).replace("'", "")
     words = _TOKEN.findall(text)
     if len(words) > 1 and words[0] in ARTICLES:
@@ -198,7 +253,7 @@ def normalise(answer: str, lemmas: bool = True) -> tuple[str, ...]:
     words = ["and" if w == "n" and 0 < i < len(words) - 1 else _ABBREVIATIONS.get(w, w)
              for i, w in enumerate(words)]
     words = _numbers_to_digits(dates.ordinals_to_digits(words))
-    words = _drop_number_labels(words)
+    words = _drop_number_labels(_times(words))
     out = []
     for i, w in enumerate(words):
         value = roman_value(w) if i > 0 and words[i - 1].isalpha() else None
