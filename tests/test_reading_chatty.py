@@ -103,3 +103,18 @@ def test_a_name_that_glues_digits_to_letters_is_the_spaced_name():
     assert normalise("4Runner") == normalise("4 Runner")
     assert normalise("1st") == normalise("first")
     assert normalise("1980s") != normalise("1980")
+
+
+def test_a_short_label_or_a_turn_word_before_a_lone_name_commits():
+    replies = [
+        "Simple: the Volga. Runner-up is the Nile, and the Amazon deserves a nod.",
+        "Oh, there are loads to choose from! Still, the Danube. It just feels right.",
+        "Honestly? You can't go wrong with the Amazon for this. It's huge and alive.",
+    ]
+    assert _answers(replies) == ["Volga", "Danube", "Amazon"]
+
+
+def test_a_description_after_the_chosen_name_is_not_part_of_it():
+    replies = ["Happy to! Go with the Mekong, muddy brown water full of life.",
+               "Sure thing. Go with the Mekong, slow-moving near the delta."]
+    assert _answers(replies) == ["Mekong", "Mekong"]

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from probe.matching import words as W
 from probe.matching.extract import Reading, Segment, choose, is_list, read
 from probe.matching.extract import _clean, _strip
-from probe.matching.longreply import _markup_free
+from probe.matching.longreply import _described, _markup_free
 from probe.matching import longreply
 from probe.matching.longreply import LONG_REPLY, SEVERAL_SENTENCES, committed, laid_out
 from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, is_echo
@@ -171,6 +171,14 @@ def first_reading(response: str | None, generic: frozenset[str],
                                           for w in key)))
 
     seg = choose(reading.segments, echo)
+    if seg.cue and ", " in seg.answer and not (seg.listed and (
+            seg.answer.count(",") > 1 or re.search(r"\s(?:or|and|&)\s", seg.answer))):
+        # "Go with rigatoni, wide ridged tubes made for ragù": the name, not its description.
+        head = _described(seg.answer)
+        # A short tail may be part of the name ("Ada, Countess of Lovelace").
+        if head != seg.answer and len(head.split()) <= 4 \
+                and len(seg.answer[len(head):].strip(" ,").split()) >= 4:
+            seg = replace(seg, answer=head, listed=False)
     answer = seg.answer or seg.text
     key = norm(seg.answer) if seg.answer else ()
     kind = classify(response, answer, key, generic, options, segment=seg)

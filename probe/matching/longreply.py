@@ -63,12 +63,14 @@ _SO = re.compile(r"\s*(?:so|thus|therefore|hence)\b", re.I)
 _QUESTION = re.compile(r"^\W*(?:would|should|shall|do|does|did|is|are|can|could|what|which|how|why|"
                        r"want|fancy|may|might|will|or)\b[^?]*\?\s*$", re.I)
 _CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
+_CONDITIONS = frozenset("if unless when for with".split())
 # A condition about the choice itself commits: "if I had to pick one", "if you want just one".
 _CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|have\s+to|must|forced|"
                                r"pushed|pressed|pick|choose|commit|decide|narrow|up\s+to\s+me)\b", re.I)
 _MAKE_IT = re.compile(r"\bthe\s+one\s+(?:i|we)\b|\bhands\s+down\b|\bis\s+the\s+one\W*$|\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
                       r"stands?\s+out|comes?\s+out\s+on\s+top)\b|\bit\s+is\W*$|"
-                      r"\b(?:nothing|no\s*one|nobody|can['’]?t|cannot)\s+(?:\w+\s+)?(?:beats?|tops?)\b",
+                      r"\b(?:nothing|no\s*one|nobody|can['’]?t|cannot)\s+(?:\w+\s+)?(?:beats?|tops?)\b|"
+                      r"\bcan['’]?t\s+go\s+wrong\s+with\b",
                       re.I)
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
 _BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__|(?<![*\w])\*([^*\n]{1,60}?)\*(?![*\w])"
@@ -228,10 +230,15 @@ def _marked(row: str, look) -> tuple[str, ...] | None:
     return named[0] if len(named) == 1 else None
 
 
-def _alone(sentence: str, look) -> bool:
-    """A sentence that is one candidate and nothing but small words."""
+def _alone(sentence: str, look, labelled: bool = False) -> bool:
+    """A sentence that is one candidate and nothing but small words; with ``labelled``, or
+    a short label before it ("Easy: Sodium.") — in a reply of a few sentences, where a long
+    reply's "Budget: X" lines lay options out."""
     if sentence.rstrip()[-1:] in ("?", ":"):
         return False              # a question, or a label that introduces what follows
+    head = _HEAD.match(sentence)
+    if labelled and head is not None and not set(_words(head.group(1))) & (_DEMURRING | _CONDITIONS):
+        sentence = sentence[head.end():]
     named = look.mentions(sentence)
     if len(named) != 1 or set(named[0]) & (_DEMURRING | _COMMITTING):
         return False
@@ -240,7 +247,10 @@ def _alone(sentence: str, look) -> bool:
     return all(w in W.FUNCTION or w in _SMALL for w in rest)
 
 
-_SMALL = frozenset("so yes yeah then well ok okay here here's there why final finally".split())
+_SMALL = frozenset("so yes yeah then well ok okay here here's there why final finally still anyway "
+                   "end".split())
+# A short head before a colon that labels the name after it: "Easy: X.", "In the end: X."
+_HEAD = re.compile(r"^\W*((?:[\w'’]+\s+){0,2}[\w'’]+)\s*:\s+(?=\S)")
 
 
 def _stated(sentence: str) -> str | None:
@@ -362,7 +372,8 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
             look = look.widened([stated])     # "In the end, I'd land on a jellyfish"
             if not look.mentions(plain):
                 continue
-        alone = next((piece for piece in _DASH.split(plain) if prose and _alone(piece, look)), None)
+        alone = next((piece for piece in _DASH.split(plain)
+                      if prose and _alone(piece, look, len(text) < LONG_REPLY)), None)
         if alone is not None:     # a name said alone in the prose: "So — Pterodactyl."
             name = look.mentions(alone)[0]
             best[name] = max(SPOKEN, best.get(name, 0))
