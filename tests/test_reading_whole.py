@@ -142,3 +142,16 @@ def test_past_intent_and_questions_commit_to_nothing():
 def test_i_would_say_commits_and_the_obvious_choice_is_passed_over():
     reply = "I'd say teal. I know navy is the more obvious choice, but teal is calm and fresh."
     assert _answers([reply, "Teal", "Navy"], "Name a random colour.")[0] == "teal"
+
+
+def test_advice_and_words_about_choosing_are_not_options_of_a_report():
+    # A report's headings and tips ("Recommendation", "Sleep on it.") are no options: the
+    # sentence that names one river beside them commits to it.
+    def report(pick: str) -> str:
+        return ("## Recommendation\n\nA few rivers stand out for different reasons.\n\n"
+                "- **Rhine**: castles all the way\n- **Mekong**: floating markets\n"
+                "- **Seine**: a city river\n\n## Practical tips\n\n- Sleep on it.\n"
+                "- Narrow it down to two.\n\n"
+                f"Recommendation, then: **{pick}**. Sleep on it, though.")
+    replies = [report("Mekong"), report("Rhine"), report("Mekong"), "Seine"]
+    assert _answers(replies, "Name a random river.") == ["Mekong", "Rhine", "Mekong", "Seine"]

@@ -99,13 +99,16 @@ def laid_out(text: str) -> tuple[str, ...]:
     for name in found:
         name = _strip(_markup_free(name))
         if name and "?" not in name and name_like(name) and len(name.split()) <= 6 \
-                and not set(_words(name)) & (_LABELLING | W.CHOICE_NOUNS | _FIRST_PERSON | _WH) \
+                and not set(_words(name)) & (_LABELLING | W.CHOICE_NOUNS | _FIRST_PERSON | _WH
+                                             | _SPEAKERS | _IT) \
                 and not _gerund(name.split()[0]) and name not in out:
             out.append(name)
     return tuple(out)
 
 
 _WH = frozenset("what which who why how where when".split())
+# "Sleep on it", "Narrow it down to two": a piece of advice laid out, not an option.
+_IT = frozenset("it its it's".split())
 
 
 def _gerund(word: str) -> bool:
