@@ -118,3 +118,12 @@ def test_a_description_after_the_chosen_name_is_not_part_of_it():
     replies = ["Happy to! Go with the Mekong, muddy brown water full of life.",
                "Sure thing. Go with the Mekong, slow-moving near the delta."]
     assert _answers(replies) == ["Mekong", "Mekong"]
+
+
+def test_praise_in_the_negative_commits_over_a_rival_named_after():
+    replies = [
+        "Hmm, hard one. You really can't beat the Nile — it has a story for everyone. "
+        "(Though Amazon lovers will object!)",
+        "Ooh. Honestly, you can't go wrong with the Volga here. (Danube fans, sorry!)",
+    ]
+    assert _answers(replies) == ["Nile", "Volga"]

@@ -154,6 +154,8 @@ _PARALLEL = re.compile(r"\b(?:while|whereas)\b|,\s*and\s", re.I)
 # "Nothing beats X", "you can't beat X", "no one tops X": X wins.
 _UNBEATEN = re.compile(r"\b(?:nothing|no\s*one|nobody|none|can['’]?t|cannot|hard\s+to)\s+"
                        r"(?:\w+\s+)?(?:beats?|tops?|compares?|outdo(?:es)?)\W*$", re.I)
+_PRAISING_NOT = re.compile(r"\b(?:can['’]?t|cannot|could\s*n['’]?t)\s+(?:\w+\s+)?(?:beat|top|go\s+wrong)\b|"
+                           r"\b(?:nothing|no\s*one|nobody)\s+(?:\w+\s+)?(?:beats|tops)\b", re.I)
 _ALL_CONSIDERED = re.compile(r"\b(?:all\s+things\s+considered|having\s+considered\s+\w+)", re.I)
 
 
@@ -202,7 +204,9 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     spoken = bool(rest & _FIRST_PERSON) or (len(rest) <= 4 and bool(set(words[:at]) & _LABELLING)) \
         or bool(_IMPERATIVE.match(clause)) and bool(rest & _COMMITTING)
     conditional = bool(_CONDITION.search(sentence)) and not _CHOICE_CONDITION.search(sentence)
-    demurring = bool(rest & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
+    # "You can't beat X", "you can't go wrong with X": the "not" in them praises X.
+    plain = set(_words(_PRAISING_NOT.sub(" ", clause))) - set(name)
+    demurring = bool(plain & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
     if committing and (spoken or singled) and not demurring and not _QUESTION.match(clause):
         last = LAST_WORD if every & _CONCLUDING or _SO.match(sentence) else 0
         return (SPOKEN if spoken else SINGLED) + last
