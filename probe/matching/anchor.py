@@ -71,8 +71,10 @@ class Vocabulary:
     def add(self, key: Key, weight: int = 1) -> None:
         core = _core(key, self.generic)
         if not core or len(core) > MAX_CANDIDATE_WORDS or core[0] == "\x00" \
-                or all(w in W.FUNCTION or w in W.CHOICE_NOUNS for w in core):
-            return                # "recommendation", "the one": words about choosing, no name
+                or all(w in W.CHOICE_NOUNS or w in W.DETERMINERS or w in W.PREPOSITIONS
+                       for w in core):
+            return                # "recommendation", "the pick": words about choosing, no name
+            # (a pronoun or a modal may be one: "It", "Us", the month of May)
         self.counts[core] += weight
         self._by_first[core[0]].add(core)
         self._said.clear()
