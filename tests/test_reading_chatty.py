@@ -127,3 +127,10 @@ def test_praise_in_the_negative_commits_over_a_rival_named_after():
         "Ooh. Honestly, you can't go wrong with the Volga here. (Danube fans, sorry!)",
     ]
     assert _answers(replies) == ["Nile", "Volga"]
+
+
+def test_a_passing_word_far_from_the_name_does_not_pass_it_over():
+    replies = ["I like picks that are lovely without trying too hard, which is why my choice "
+               "is Danube. I did briefly consider Volga.",
+               "The Nile would be my second choice. The Amazon is the one I'd go with."]
+    assert _answers(replies) == ["Danube", "Amazon"]

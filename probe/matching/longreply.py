@@ -186,6 +186,8 @@ def _up_to(clause: str, look) -> str:
 # imperative) outranks a name singled out in the third person ("X takes it", "X stands
 # out"), which options' descriptions also use; the last word adds to either.
 SPOKEN, SINGLED, LAST_WORD = 4, 2, 3
+# How many words before a name may pass it over ("the runner-up, in my view, is X").
+_NEAR = 6
 _IMPERATIVE = re.compile(r"^\W*(?:[\w'’ ]{1,40}:\s*)?(?:just\s+)?(?:go|pick|choose|opt|try|get|take|grab|"
                          r"book|order|name|make)\b", re.I)
 
@@ -205,7 +207,11 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
         or bool(_IMPERATIVE.match(clause)) and bool(rest & _COMMITTING)
     conditional = bool(_CONDITION.search(sentence)) and not _CHOICE_CONDITION.search(sentence)
     # "You can't beat X", "you can't go wrong with X": the "not" in them praises X.
-    plain = set(_words(_PRAISING_NOT.sub(" ", clause))) - set(name)
+    plain = _words(_PRAISING_NOT.sub(" ", clause))
+    near = next((i for i, w in enumerate(plain) if w in set(name)), len(plain))
+    # Only words near the name pass it over: "…without trying too hard, which is why my
+    # choice is X" commits to X; "X would be my second choice" does not.
+    plain = set(plain[max(0, near - _NEAR):]) - set(name)
     demurring = bool(plain & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
     if committing and (spoken or singled) and not demurring and not _QUESTION.match(clause):
         last = LAST_WORD if every & _CONCLUDING or _SO.match(sentence) else 0
