@@ -134,3 +134,21 @@ def test_a_passing_word_far_from_the_name_does_not_pass_it_over():
                "is Danube. I did briefly consider Volga.",
                "The Nile would be my second choice. The Amazon is the one I'd go with."]
     assert _answers(replies) == ["Danube", "Amazon"]
+
+
+def test_a_reasoning_models_thinking_is_not_its_answer():
+    replies = ["<think>\nHmm, rivers. The Nile is the obvious one. The Amazon is huge. The "
+               "Volga, maybe? Let me go with the Danube.\n</think>\n\nDanube",
+               "<think>The Nile comes to mind first, but I'd like something calmer.</think>\n"
+               "The Volga."]
+    assert _answers(replies) == ["Danube", "Volga"]
+
+
+def test_a_pointer_after_the_name_commits_to_it():
+    replies = ["A good river here should be calm and easy to picture. The Nile is grand, but "
+               "it might be too obvious. The Danube ticks every box, so that's my pick.",
+               "The Amazon is wild and the Nile is old. Of those, the one with the most charm "
+               "is the Volga, so that's where I land.",
+               "With all that in mind, the Danube makes the most sense here. The Nile is a "
+               "close second."]
+    assert _answers(replies) == ["Danube", "Volga", "Danube"]

@@ -98,9 +98,25 @@ class Reading:
         return choose(self.segments, lambda s: False)
 
 
+# A reasoning model's thinking before its answer: "<think>…</think>\n\nTable Mountain".
+_THOUGHT = re.compile(r"<(think|thinking|thought|reasoning)>(.*?)(?:</\1>|$)", re.S | re.I)
+
+
+def _after_thinking(text: str) -> str:
+    """What a reply says after its thinking; the thinking itself when nothing follows
+    (the answer may close it)."""
+    last = None
+    for last in _THOUGHT.finditer(text):
+        pass
+    if last is None:
+        return text
+    after = text[last.end():]
+    return after if after.strip() else last.group(2)
+
+
 @lru_cache(maxsize=4096)
 def _clean(response: str) -> str:
-    text = _ANSI.sub("", response[:MAX_RESPONSE_CHARS])
+    text = _ANSI.sub("", _after_thinking(response[:MAX_RESPONSE_CHARS]))
     special = _SPECIAL.search(text)
     if special and text[:special.start()].strip():
         text = text[:special.start()]     # "Monarch<end_of_turn>…": the rest is not the answer
@@ -632,7 +648,7 @@ def _read_line(line: str) -> tuple[Segment, ...]:
 
 # A choice described before it is named: "The one that stands out is Kyoto".
 _DESCRIBED = re.compile(r"\s*(?:the|my|our)?\s*(?:\w+\s+){0,2}?(?:one|first|pick|choice|answer|winner|"
-                        r"favou?rite|option)(?:\s+\w+)?\s+(?:that|which|who|i'd|i would|i'll|i’d|i|we)\b.{0,60}?"
+                        r"favou?rite|option)(?:\s+\w+)?\s+(?:that|which|who|with|i'd|i would|i'll|i’d|i|we)\b.{0,60}?"
                         r"\b(?:is|would be|has to be|will be|was)\s+(.+)$", re.I)
 # "Hard to single one out", "Tough to narrow it down": no answer follows.
 _HARD_TO = re.compile(r"\s*(?:(?:it's|it is|that's|that is|it’s|that’s)\s+)?(?:really\s+|so\s+|very\s+)?"

@@ -70,7 +70,7 @@ _CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|h
 _MAKE_IT = re.compile(r"\bthe\s+one\s+(?:i|we)\b|\bhands\s+down\b|\bis\s+the\s+one\W*$|\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
                       r"stands?\s+out|comes?\s+out\s+on\s+top)\b|\bit\s+is\W*$|"
                       r"\b(?:nothing|no\s*one|nobody|can['’]?t|cannot)\s+(?:\w+\s+)?(?:beats?|tops?)\b|"
-                      r"\bcan['’]?t\s+go\s+wrong\s+with\b",
+                      r"\bcan['’]?t\s+go\s+wrong\s+with\b|\bmakes?\s+(?:the\s+)?most\s+sense\b",
                       re.I)
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
 _BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__|(?<![*\w])\*([^*\n]{1,60}?)\*(?![*\w])"
@@ -217,6 +217,19 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
         last = LAST_WORD if every & _CONCLUDING or _SO.match(sentence) else 0
         return (SPOKEN if spoken else SINGLED) + last
     return 0
+
+
+# A pointer back to the name just said: "…is BMW, so that's where I land", "X ticks every
+# box, so that's my pick".
+_POINTER = re.compile(r"\b(?:that['’]?s|that\s+is|it['’]?s)\s+(?:my\s+(?:pick|choice|answer|vote)|"
+                      r"where\s+i\s+(?:land|come\s+down)|the\s+one\s+i['’]?d|what\s+i['’]?d\s+(?:go|pick|choose))",
+                      re.I)
+
+
+def _pointed(after: str, sentence: str) -> int:
+    if _POINTER.search(after) is None:
+        return 0
+    return SPOKEN + (LAST_WORD if set(_words(sentence)) & _CONCLUDING or _SO.match(sentence) else 0)
 
 
 def _markup_free(text: str) -> str:
@@ -403,11 +416,15 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
                 named = look.mentions(_described_after(clause))
             if len(named) != 1:
                 continue
+            if named[0] not in vocab.counts:      # a laid-out name holding a family answer:
+                inner = vocab.mentions(" ".join(named[0]))      # "The case for a ruby"
+                named = inner if len(inner) == 1 else named
             # The last word is judged on the sentence up to this clause: in "I was going
             # to say X, but actually Y" the "actually" concludes Y, not X.
             upto = plain[:plain.find(clause) + len(clause)] if clause in plain else plain
-            points = 0 if aside else max(_score(_up_to(clause, look), named[0], upto),
-                                         announced)
+            head = _up_to(clause, look)
+            points = 0 if aside else max(_score(head, named[0], upto), announced,
+                                         _pointed(clause[len(head):], upto))
             if parallel and points < SPOKEN:
                 points = 0
             if points > best.get(named[0], 0):
