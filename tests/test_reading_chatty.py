@@ -152,3 +152,9 @@ def test_a_pointer_after_the_name_commits_to_it():
                "With all that in mind, the Danube makes the most sense here. The Nile is a "
                "close second."]
     assert _answers(replies) == ["Danube", "Volga", "Danube"]
+
+
+def test_a_pointer_or_a_present_pick_outranks_what_came_before():
+    replies = ["I keep picturing the Volga for a story like yours, so let's go with that! Enjoy.",
+               "Ha, a week ago I'd have said the Nile. But the Danube is my pick now, honestly."]
+    assert _answers(replies) == ["Volga", "Danube"]

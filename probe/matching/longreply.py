@@ -56,7 +56,8 @@ instinct initially originally avoid cannot""".split()) | W.PASSED_OVER
 # Indecision names an option without choosing it: "I went back and forth on X".
 _UNDECIDED = re.compile(r"\bback\s+and\s+forth\b|\btorn\b|\bon\s+the\s+fence\b|"
                         r"\b(?:was|were)\s+(?:going|about|tempted)\s+to\b|\bwanted\s+to\b|"
-                        r"\bpart\s+of\s+me\b|\bbefore\s+(?:i|we)\b|\bat\s+first\b", re.I)
+                        r"\bpart\s+of\s+me\b|\bbefore\s+(?:i|we)\b|\bat\s+first\b|"
+                        r"\b(?:i['’]d|i\s+would|would|might|could)\s+have\b", re.I)
 _SO = re.compile(r"\s*(?:so|thus|therefore|hence)\b", re.I)
 # A question asks; it commits to nothing ("Should I go with X?"), while "Final choice: X.
 # Why? …" does.
@@ -222,14 +223,16 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
 # A pointer back to the name just said: "…is BMW, so that's where I land", "X ticks every
 # box, so that's my pick".
 _POINTER = re.compile(r"\b(?:that['’]?s|that\s+is|it['’]?s)\s+(?:my\s+(?:pick|choice|answer|vote)|"
-                      r"where\s+i\s+(?:land|come\s+down)|the\s+one\s+i['’]?d|what\s+i['’]?d\s+(?:go|pick|choose))",
+                      r"where\s+i\s+(?:land|come\s+down)|the\s+one\s+i['’]?d|what\s+i['’]?d\s+(?:go|pick|choose))|"
+                      r"\b(?:let['’]?s|i['’]ll|i\s+will|i['’]m\s+going\s+to)\s+go\s+with\s+(?:that|it|this)\b",
                       re.I)
 
 
 def _pointed(after: str, sentence: str) -> int:
     if _POINTER.search(after) is None:
         return 0
-    return SPOKEN + (LAST_WORD if set(_words(sentence)) & _CONCLUDING or _SO.match(sentence) else 0)
+    concluding = set(_words(sentence)) & _CONCLUDING or _SO.match(sentence) or _SO.match(after.lstrip(" ,"))
+    return SPOKEN + (LAST_WORD if concluding else 0)
 
 
 def _markup_free(text: str) -> str:
