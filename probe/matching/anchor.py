@@ -23,11 +23,11 @@ from typing import Iterable
 
 from probe.matching import words as W
 from probe.matching.extract import Reading, Segment, choose, is_list, read
-from probe.matching.extract import _clean, _strip
-from probe.matching.longreply import _described, _markup_free
-from probe.matching import longreply
-from probe.matching.longreply import LONG_REPLY, SEVERAL_SENTENCES, committed, laid_out
-from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, is_echo
+from probe.matching.extract import _clean, _first_line_of, _strip
+from probe.matching.longreply import (LONG_REPLY, SEVERAL_SENTENCES, _SPEAKERS as _PEOPLE,
+                                      _described, _markup_free, _sentences, _words, committed,
+                                      laid_out)
+from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, declines, is_echo
 from probe.matching.normalise import normalise
 
 Key = tuple[str, ...]
@@ -255,25 +255,27 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
             d.kind == "" or d.segment is not None and d.segment.listed):
         # A reply of a few sentences is read for the one it commits to as well ("Tough
         # call. X crossed my mind, and so did Y. In the end I'd pick Z").
-        found = committed(_clean(response), vocab)
+        text = _clean(response)
+        found = committed(text, vocab)
         if found is not None:
             return _committed_to(d, found, vocab, generic)
-        if _declined(_clean(response), vocab) or d.kind == "" and d.key not in vocab \
-                and _prose(response, d):
-            # declines, or its reading is a phrase of its prose ("Go with your gut!")
-            return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+        if _uncommitted(d, text, response, vocab):
+            return _refused(d)
     return _revise(d, vocab, generic)
 
 
-def _declined(text: str, vocab: Vocabulary) -> bool:
-    """A reply that commits to nothing and, in a sentence of its own that names no
-    candidate, declines to choose ("Tough one. X and Y both have strong cases. It depends
-    on the vibe you want.")."""
-    from probe.matching.longreply import _sentences
-    from probe.matching.nonpick import declines
-
+def _uncommitted(d: Decision, text: str, response: str, vocab: Vocabulary) -> bool:
+    """A reply that commits to nothing is no pick when it declines in a sentence of its own
+    that names no candidate ("Tough one. X and Y both have strong cases. It depends on the
+    vibe you want."), or when its reading is a phrase of its prose ("Go with your gut!")."""
     return any(prose and declines(_CONCEDED.split(sentence)[-1]) and not vocab.mentions(sentence)
-               for sentence, prose in _sentences(text))
+               for sentence, prose in _sentences(text)) \
+        or d.kind == "" and d.key not in vocab and _prose(response, d)
+
+
+def _refused(d: Decision) -> Decision:
+    """The same reading, as a non-pick."""
+    return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
 
 
 # A hedge conceded in the same sentence declines nothing ("There isn't a wrong answer, but
@@ -291,8 +293,8 @@ def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]
     found = committed(text, vocab, offered)
     if found is not None:
         return _committed_to(d, found, vocab, generic)
-    if _declined(text, vocab) or d.kind == "" and d.key not in vocab and _prose(response, d):
-        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+    if _uncommitted(d, text, response, vocab):
+        return _refused(d)
     d = _revise(d, vocab, generic)
     if d.kind or not d.key:
         return d
@@ -300,7 +302,7 @@ def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]
     if d.key in wide or d.sure and len(d.reading.scan.split()) <= 6:
         return d
     if len(wide.mentions(text)) >= 2 or not d.sure:
-        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+        return _refused(d)
     return d
 
 
@@ -323,7 +325,7 @@ def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision
     if d.kind == "" and re.search(r"\s(?:&|and)\s", d.answer) and len(vocab.mentions(d.answer)) >= 2 \
             and d.key not in vocab:
         # "Blue & purple", "Sudan and Nigeria": two of the family's answers side by side.
-        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+        return _refused(d)
     if d.kind == "" and d.key in vocab and not (seg is not None and seg.listed):
         # The response names a family answer: that is its pick, unless it names others
         # beside it without choosing between them.
@@ -375,13 +377,13 @@ def _among(d: Decision, vocab: Vocabulary, generic: frozenset[str],
         s, core = firm[0]
         return _picked(d, core, s.answer, generic, vocab.norm)
     if firm:
-        return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+        return _refused(d)
     first = next((s for s in segments if s.answer and not s.remark), None)
     if not offered and first is not None and first is d.segment and first.whole \
             and not first.conditional and not first.listed \
             and len(vocab.mentions(first.answer)) == 1 and not _asked(first, d.reading):
         return d
-    return Decision(d.answer, d.key, REFUSAL, False, d.reading, d.segment)
+    return _refused(d)
 
 
 _SET_ASIDE = re.compile(r"\b(?:not|never|rather than|instead of|over|unlike)\b", re.I)
@@ -473,7 +475,7 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
 
 # Words that make a reading a phrase of a reply's prose, not a name: the speaker and the
 # listener ("Trust your instincts", "Once I"), and question words ("Which is why…").
-_SPEAKERS = longreply._SPEAKERS | {"which"}
+_SPEAKERS = _PEOPLE | {"which"}
 
 
 def _prose(response: str | None, d: Decision) -> bool:
@@ -481,8 +483,6 @@ def _prose(response: str | None, d: Decision) -> bool:
     a name: it speaks to or of the speaker, or is made only of small words."""
     if not response or len(response) < SEVERAL_SENTENCES or d.reading is None:
         return False
-    from probe.matching.longreply import _words
-
     said = _words(d.answer)
     return bool(set(said) & _SPEAKERS) or all(W.is_filler(w) for w in said)
 
@@ -495,7 +495,7 @@ def _as_stated(response: str | None, d: Decision) -> bool:
     if len(d.reading.scan.split()) <= 6 and d.segment is not None and d.segment.whole:
         return True
     if d.segment is not None and d.segment.whole and normalise(d.answer) == normalise(
-            _strip(_markup_free(_clean(response).lstrip().split("\n", 1)[0]))):
+            _strip(_markup_free(_first_line_of(_clean(response))))):
         return True               # "Teal." on the reply's first line, the reasons below
     return normalise(d.answer) in {normalise(name) for name in laid_out(_clean(response))}
 

@@ -8,8 +8,9 @@ scored for the one candidate it names: it counts when it commits in the first pe
 as a label ("I'd go with X", "Final answer: X", "X takes it"), the more when it is the
 last word ("ultimately", "on reflection"), and not at all when it passes the candidate over
 ("X would be my second choice", "I was tempted by X", "rather than X", "if you'd prefer,
-X"). A clear winner is the pick. A long reply that commits to nothing is no pick of its own reading's junk: it
-keeps a reading only when that reading is one of the candidates or a choice it states.
+X"). A clear winner is the pick. A long reply that commits to nothing is no pick of its own
+reading's junk: it keeps a reading only when that reading is one of the candidates or a
+choice it states.
 """
 
 from __future__ import annotations
@@ -198,7 +199,6 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     clause, sentence = _ALL_CONSIDERED.sub("overall", clause), _ALL_CONSIDERED.sub("overall", sentence)
     words = _words(clause)
     rest = set(w for w in words if w not in set(name))
-    every = set(_words(sentence))
     singled = bool(rest & _WINNING) or bool(_MAKE_IT.search(clause)) or bool(rest & _BEST) \
         or bool(_CHOICE_CONDITION.search(clause))       # "So if you want just one: X"
     committing = bool(rest & _COMMITTING) or singled
@@ -215,9 +215,14 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     plain = set(plain[max(0, near - _NEAR):]) - set(name)
     demurring = bool(plain & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
     if committing and (spoken or singled) and not demurring and not _QUESTION.match(clause):
-        last = LAST_WORD if every & _CONCLUDING or _SO.match(sentence) else 0
-        return (SPOKEN if spoken else SINGLED) + last
+        return (SPOKEN if spoken else SINGLED) + _last_word(sentence)
     return 0
+
+
+def _last_word(sentence: str) -> int:
+    """What a commitment gains as the last word ("ultimately", "on reflection", a sentence
+    opened by "So")."""
+    return LAST_WORD if set(_words(sentence)) & _CONCLUDING or _SO.match(sentence) else 0
 
 
 # A pointer back to the name just said: "…is BMW, so that's where I land", "X ticks every
@@ -231,8 +236,8 @@ _POINTER = re.compile(r"\b(?:that['’]?s|that\s+is|it['’]?s)\s+(?:my\s+(?:pic
 def _pointed(after: str, sentence: str) -> int:
     if _POINTER.search(after) is None:
         return 0
-    concluding = set(_words(sentence)) & _CONCLUDING or _SO.match(sentence) or _SO.match(after.lstrip(" ,"))
-    return SPOKEN + (LAST_WORD if concluding else 0)
+    # "…, so that's my pick": the "so" before the pointer concludes too.
+    return SPOKEN + (LAST_WORD if _SO.match(after.lstrip(" ,")) else _last_word(sentence))
 
 
 def _markup_free(text: str) -> str:
@@ -419,7 +424,7 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
                 named = look.mentions(_described_after(clause))
             if len(named) != 1:
                 continue
-            if named[0] not in vocab.counts:      # a laid-out name holding a family answer:
+            if named[0] not in vocab:             # a laid-out name holding a family answer:
                 inner = vocab.mentions(" ".join(named[0]))      # "The case for a ruby"
                 named = inner if len(inner) == 1 else named
             # The last word is judged on the sentence up to this clause: in "I was going

@@ -211,7 +211,7 @@ def _clock_words(words: list[str], i: int) -> tuple[int | None, int, int]:
         if words[i + 1] == "to":
             hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
         return hour, minutes, i + 3
-    if not (w.isdigit() and 1 <= int(w) <= 12 and len(w) <= 2) or i and words[i - 1] in (":", "00"):
+    if not (w.isdigit() and 1 <= int(w) <= 12 and len(w) <= 2) or i and words[i - 1] == "00":
         return None, 0, i
     j = i + 1
     minutes = 0
