@@ -25,6 +25,7 @@ from probe.matching import words as W
 from probe.matching.extract import Reading, Segment, choose, is_list, read
 from probe.matching.extract import _clean, _first_line_of, _strip
 from probe.matching.longreply import (LONG_REPLY, SEVERAL_SENTENCES, _SPEAKERS as _PEOPLE,
+                                      _UNDECIDED,
                                       _described, _markup_free, _sentences, _words, committed,
                                       laid_out)
 from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, declines, is_echo
@@ -261,6 +262,8 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
             return _committed_to(d, found, vocab, generic)
         if _uncommitted(d, text, response, vocab):
             return _refused(d)
+    elif d.kind == "" and d.key not in vocab and _prose(response, d):
+        return _refused(d)
     return _revise(d, vocab, generic)
 
 
@@ -326,6 +329,12 @@ def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision
             and d.key not in vocab:
         # "Blue & purple", "Sudan and Nigeria": two of the family's answers side by side.
         return _refused(d)
+    if d.kind == "" and vocab.counts.get(_core(d.key, generic), 0) <= 1 and seg is not None \
+            and not seg.cue and not (seg.whole and seg.answer[:1].isupper()):
+        # A reading no other reply gives, after a remark that names a candidate.
+        before = _voiced(d, vocab, seg)
+        if len(before) == 1:      # "I keep coming back to X here. Have a great trip!"
+            return _picked(d, before[0], d.reading.scan, generic, vocab.norm)
     if d.kind == "" and d.key in vocab and not (seg is not None and seg.listed):
         # The response names a family answer: that is its pick, unless it names others
         # beside it without choosing between them.
@@ -339,12 +348,28 @@ def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision
     # Unsure, a remark, an echo or several options: what does the response mention?
     texts = [_said(s) for s in d.reading.segments if not s.remark] or [d.reading.scan]
     named = vocab.mentions(" , ".join(texts))
+    if not named:
+        named = _voiced(d, vocab)
+        texts = [d.reading.scan]
     listed = seg is not None and seg.listed
     if len(named) == 1 and not listed:    # a list stays a list unless one option is chosen
         return _picked(d, named[0], " , ".join(texts), generic, vocab.norm)
     if len(named) >= 2 or listed:
         return _among(d, vocab, generic, offered=True)
     return d
+
+
+def _voiced(d: Decision, vocab: Vocabulary, upto: Segment | None = None) -> list[Key]:
+    """The candidates named by the reply's remarks in the speaker's voice ("If it were me,
+    I'd grab X", "I keep picturing X for this"), before ``upto`` when given — none when
+    the reply declines or asks anywhere, and none from a remark that only supposes."""
+    segments = d.reading.segments
+    if upto is not None:
+        segments = segments[:next((i for i, s in enumerate(segments) if s is upto), len(segments))]
+    if any(s.text and (declines(s.text) or _asked(s, d.reading)) for s in d.reading.segments):
+        return []
+    return vocab.mentions(" , ".join(s.text for s in segments if s.remark and s.text and not (
+        s.negated or s.conditional or _UNDECIDED.search(s.text))))
 
 
 def _among(d: Decision, vocab: Vocabulary, generic: frozenset[str],
@@ -481,9 +506,13 @@ _SPEAKERS = _PEOPLE | {"which"}
 def _prose(response: str | None, d: Decision) -> bool:
     """A reading of a reply of a few sentences that is a phrase of its prose rather than
     a name: it speaks to or of the speaker, or is made only of small words."""
-    if not response or len(response) < SEVERAL_SENTENCES or d.reading is None:
+    if not response or d.reading is None:
         return False
     said = _words(d.answer)
+    if len(response) < SEVERAL_SENTENCES:
+        # A short reply's name may hold them ("Your Name", "My Girl"); in lower case,
+        # it is its prose ("go with your gut").
+        return d.answer.islower() and len(said) >= 2 and bool(set(said) & _SPEAKERS)
     return bool(set(said) & _SPEAKERS) or all(W.is_filler(w) for w in said)
 
 

@@ -608,6 +608,9 @@ def _read_line(line: str) -> tuple[Segment, ...]:
                 or _lower(toks_i[0]) in W.PREPOSITIONS | W.SUBORDINATORS
                 or (mark == "colon" and _lower(toks_i[-1]) in W.CHOICE_NOUNS and len(toks_i) <= 4)
                 or (mark == "colon" and _HERE_IT_IS.search(text_i) is not None)
+                # "Some faves: A, B, C": a head before a list labels the list.
+                or (mark == "colon" and i + 1 < len(pieces) and pieces[i + 1][0].count(",") >= 2
+                    and not any(t[:1].isupper() for t in toks_i[1:]) and len(toks_i) <= 4)
                 or (mark == "colon" and _label(toks_i, pieces[i + 1][0] if i + 1 < len(pieces)
                                                else ""))):
             # "A: Monet", "Quick pick: Obsidian" (labels), "Without overthinking it: …" (a
@@ -837,6 +840,12 @@ def _remark(tokens: list[str]) -> bool:
     if clitic:
         if clitic == "re" and head in ("they", "we", "you") and not (rest and rest[0][:1].isupper()):
             return True               # "They're all great", "You're spoilt for choice"
+        from probe.matching import lexicon
+
+        if clitic in ("d", "ll") and head in ("it", "that", "this", "they") and rest \
+                and rest[0][:1].islower() and _lower(rest[0]) not in W.AUXILIARIES | W.CHOICE_VERBS \
+                and "VERB" in lexicon.parts_of_speech(_lower(rest[0])):
+            return True               # "That'd help a lot", "It'll depend" ("That'd be X" names)
         return clitic not in ("s", "re", "d", "ll", "m") and bool(rest)
     while rest and (_lower(rest[0]) in W.DISCOURSE or _lower(rest[0]) in ("of", "them", "these",
                                                                           "those", "one", "all")):

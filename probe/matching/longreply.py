@@ -30,8 +30,9 @@ _DASH = re.compile(r"\s[—–]\s")
 # Where a sentence turns: the clause after sets a name aside or starts afresh.
 _TURN = re.compile(r",\s*(?:but|though|although|however|while|whereas)\b|\s(?:but|though|although|"
                    r"however|whereas)\s|,\s*(?=not\s)|,\s*and\s|\s[—–]\s", re.I)
-_SET_ASIDE = re.compile(r"\b(?:rather\s+than|instead\s+of|over|than|ahead\s+of|beats?|edges?\s+out)\b",
-                        re.I)
+_SET_ASIDE = re.compile(r"\b(?:rather\s+than|instead\s+of|over|than|ahead\s+of|beats?|edges?\s+out)\b|"
+                        r",\s*with\b(?=[^,.;]*\bas\s+(?:(?:a|an|the|my)\s+)?(?:close\s+)?(?:runner|backup|"
+                        r"second|fallback|alternative|honou?rable|plan\s+b)\b)", re.I)
 # The speaker and the listener: a phrase that names them ("your gut", "what I love") is no name.
 _SPEAKERS = frozenset("i me my we us our you your i'd i'll i'm i've you're you'll you'd".split())
 _FIRST_PERSON = frozenset("i i'd i'll i'm i've me my mine we we'd we'll we're our us let's".split())
@@ -83,7 +84,8 @@ _BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__|(?<![*\w])\*([^
 def laid_out(text: str) -> tuple[str, ...]:
     """The options a cleaned reply lays out: its list items' names, its table's first
     cells, its headings and its bold phrases, each a name of a few words."""
-    from probe.matching.extract import _ITEM, _option_name, _strip, _table_cells, name_like
+    from probe.matching.extract import (_ITEM, _drop_brackets, _option_name, _strip, _table_cells,
+                                        name_like)
 
     found: list[str] = []
     lines = text.split("\n")
@@ -99,7 +101,8 @@ def laid_out(text: str) -> tuple[str, ...]:
             found.append(_strip(part))
     out = []
     for name in found:
-        name = _strip(_markup_free(name))
+        # "Ursa Minor (the Little Bear)": the name, not its gloss.
+        name = _strip(_markup_free(_drop_brackets(name) or name))
         if name and "?" not in name and name_like(name) and len(name.split()) <= 6 \
                 and not set(_words(name)) & (_LABELLING | W.CHOICE_NOUNS | _FIRST_PERSON | _WH
                                              | _SPEAKERS | _IT) \
@@ -264,21 +267,33 @@ def _marked(row: str, look) -> tuple[str, ...] | None:
     return named[0] if len(named) == 1 else None
 
 
-def _alone(sentence: str, look, labelled: bool = False) -> bool:
-    """A sentence that is one candidate and nothing but small words; with ``labelled``, or
-    a short label before it ("Easy: Sodium.") — in a reply of a few sentences, where a long
-    reply's "Budget: X" lines lay options out."""
+def _alone(sentence: str, look, labelled: bool = False) -> tuple[str, ...] | None:
+    """The candidate of a sentence that is one candidate and nothing but small words; with
+    ``labelled``, or a short label before it ("Easy: Sodium.") — in a reply of a few
+    sentences, where a long reply's "Budget: X" lines lay options out."""
     if sentence.rstrip()[-1:] in ("?", ":"):
-        return False              # a question, or a label that introduces what follows
+        return None               # a question, or a label that introduces what follows
     head = _HEAD.match(sentence)
     if labelled and head is not None and not set(_words(head.group(1))) & (_DEMURRING | _CONDITIONS):
         sentence = sentence[head.end():]
     named = look.mentions(sentence)
     if len(named) != 1 or set(named[0]) & (_DEMURRING | _COMMITTING):
-        return False
+        return None
     rest = [w for w in _words(sentence) if w not in set(look.norm(" ".join(named[0])))
             and w not in set(named[0])]
-    return all(w in W.FUNCTION or w in _SMALL for w in rest)
+    return named[0] if all(w in W.FUNCTION or w in _SMALL for w in rest) else None
+
+
+# A label that concludes: "Therefore: X", "In short: X", "Bottom line: X" — the last word, in
+# a reply of any length (where "Budget: X" lines only lay options out).
+_CONCLUSION = _CONCLUDING | _LABELLING | frozenset("""in short sum so thus therefore hence upshot
+takeaway line net the my all result outcome decision""".split())
+
+
+def _concluding(sentence: str) -> bool:
+    head = _HEAD.match(sentence)
+    return head is not None and set(_words(head.group(1))) <= _CONCLUSION \
+        and bool(set(_words(head.group(1))) - frozenset("in the my all so line net".split()))
 
 
 _SMALL = frozenset("so yes yeah then well ok okay here here's there why final finally still anyway "
@@ -305,9 +320,20 @@ def _stated(sentence: str) -> str | None:
              and not (s.remark or s.negated or s.conditional or s.listed or s.exclaim)
              and not all(w in W.FILLER or _only_describes(w) for w in _words(s.answer))]
     if len(named) != 1 or named[0].islower() and len(named[0].split()) > 2 \
-            or set(_words(named[0])) & _SPEAKERS:
-        return None               # "…is choosing purely on reputation", "go with your gut"
+            or set(_words(named[0])) & _SPEAKERS or _verb_only(named[0]):
+        return None               # "…is choosing purely on reputation", "go with your gut",
+        # "Before settling, I asked myself…"
     return named[0] if name_like(named[0]) or _placeholder(named[0]) else None
+
+
+def _verb_only(stated: str) -> bool:
+    """A word in lower case that is only ever a verb ("asked", "went"): no name."""
+    from probe.matching import lexicon
+
+    if not stated.islower() or len(stated.split()) != 1:
+        return False
+    parts = lexicon.parts_of_speech(stated)
+    return bool(parts) and parts <= {"VERB", "ADV"}
 
 
 def _only_describes(word: str) -> bool:
@@ -406,12 +432,17 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
             look = look.widened([stated])     # "In the end, I'd land on a jellyfish"
             if not look.mentions(plain):
                 continue
-        alone = next((piece for piece in _DASH.split(plain)
-                      if prose and _alone(piece, look, len(text) < LONG_REPLY)), None)
+        alone = next(((piece, name) for piece in _DASH.split(plain) if prose and (name := _alone(
+            piece, look, len(text) < LONG_REPLY or _concluding(piece)))), None)
         if alone is not None:     # a name said alone in the prose: "So — Pterodactyl."
-            name = look.mentions(alone)[0]
-            best[name] = max(SPOKEN, best.get(name, 0))
+            alone, name = alone
+            points = max(announced, SPOKEN + (LAST_WORD if _concluding(alone) else 0))
+            if points > best.get(name, 0):
+                best[name] = points
+                if points >= max(best.values()):
+                    last = at
             said.setdefault(name, alone)
+            announced = 0
             continue
         clauses = _clauses(plain)
         # Clauses side by side ("X is perfect for A, while Y suits B") describe options:

@@ -55,7 +55,8 @@ selected make narrow
 PARTICLES_AFTER_CHOICE = frozenset("with for on to toward towards of down".split())
 # Words that label a line of text rather than answer: "Output: …", "EDIT: …".
 LABELS = frozenset("output reply response result update edit note answer solution ps tldr "
-                   "summary verdict conclusion final pick choice mine winner".split())
+                   "summary verdict conclusion final pick choice mine winner decision "
+                   "therefore thus hence upshot takeaway".split())
 # Words that take back what came before: "Prince… no, David Bowie", "X? Wait. Y",
 # "…, but actually, Z", "on second thought".
 CORRECTIONS = frozenset("no nah nope wait actually rather instead correction scratch "
