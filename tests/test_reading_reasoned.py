@@ -94,3 +94,51 @@ def test_a_title_that_speaks_to_the_listener_is_still_a_name():
 def test_a_sentence_about_what_would_help_is_no_answer():
     reply = "Before I choose — what sort of trip is it? That'd help loads!"
     assert _answers([reply]) == [""]
+
+
+_REASONING = ("Hmm, let me think. Everest is the famous one, but it feels a bit expected. "
+              "Kilimanjaro? Lovely, though a long way off for this. And Denali? It is wild, "
+              "remote and unforgettable, and it suits a story about getting away. ")
+
+
+def test_the_closing_line_of_reasoning_names_its_verdict():
+    replies = [_REASONING + "So — Denali.",
+               _REASONING + "Denali by a nose.",
+               _REASONING + "Easy call, then: Denali. Have a lovely trip!",
+               _REASONING + "Mm. Still Denali.\n\nHope that helps!"]
+    assert _answers(replies) == ["Denali"] * 4
+
+
+def test_a_closing_verdict_may_name_what_no_other_reply_gave():
+    reply = ("Okay, thinking aloud. Everest is too obvious. Aconcagua is the tallest outside "
+             "Asia and far less talked about, which I like. Denali is lovely too, but cold. "
+             "Yep: Aconcagua.")
+    assert _answers([reply]) == ["Aconcagua"]
+
+
+def test_a_sign_off_or_a_remark_after_the_pick_is_no_verdict():
+    replies = [
+        "Tough one! Everest is iconic, but for a quiet poem I'd go with Mont Blanc. Cheers!",
+        "I'd pick Denali for this. Everest is a fine backup, of course — Everest rarely "
+        "disappoints.",
+        _REASONING + "Verdict: Denali.\n\nAlso worth considering: Kilimanjaro.",
+    ]
+    assert _answers(replies) == ["Mont Blanc", "Denali", "Denali"]
+
+
+def test_a_base_models_run_on_after_its_answer_is_no_verdict():
+    reply = ("Matterhorn, in my view — the most photogenic peak there is, and one people "
+             "recognise at a glance.\nQ: Name a random colour.\nA: Teal")
+    assert _answers([reply]) == ["Matterhorn"]
+
+
+def test_a_reply_that_reasons_and_then_declines_has_no_verdict():
+    reply = (_REASONING + "Kilimanjaro: warm. Denali: wild.\n\n"
+             "Honestly, it depends on the story you want to tell.")
+    assert _answers([reply]) == [""]
+
+
+def test_going_with_a_name_commits_and_a_gerund_title_does_not():
+    replies = [_REASONING + "Going with Kilimanjaro, after all that.",
+               "# Choosing a mountain\n\n" + _REASONING + "Still, I'd pick Everest."]
+    assert _answers(replies) == ["Kilimanjaro", "Everest"]

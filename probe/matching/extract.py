@@ -651,7 +651,7 @@ def _read_line(line: str) -> tuple[Segment, ...]:
 
 # A choice described before it is named: "The one that stands out is Kyoto".
 _DESCRIBED = re.compile(r"\s*(?:the|my|our)?\s*(?:\w+\s+){0,2}?(?:one|first|pick|choice|answer|winner|"
-                        r"favou?rite|option)(?:\s+\w+)?\s+(?:that|which|who|with|i'd|i would|i'll|i’d|i|we)\b.{0,60}?"
+                        r"favou?rite|option)(?:\s+\w+)?\s+(?:that|which|who|where|with|i'd|i would|i'll|i’d|i|we)\b.{0,60}?"
                         r"\b(?:is|would be|has to be|will be|was)\s+(.+)$", re.I)
 # "Hard to single one out", "Tough to narrow it down": no answer follows.
 _HARD_TO = re.compile(r"\s*(?:(?:it's|it is|that's|that is|it’s|that’s)\s+)?(?:really\s+|so\s+|very\s+)?"

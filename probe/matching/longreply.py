@@ -24,6 +24,8 @@ from probe.matching import words as W
 LONG_REPLY = 160
 # A reply this long may hold a few sentences; one that commits among them is read for it.
 SEVERAL_SENTENCES = 60
+# A new name stated by a closing line: a few words at most.
+MAX_NAME_WORDS = 4
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+|;\s")
 # A dash ends a clause, not a sentence: "…actually, no — X is the better fit" concludes.
 _DASH = re.compile(r"\s[—–]\s")
@@ -40,17 +42,17 @@ _COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosin
 recommending recommendation recommendations verdict winner answer vote settle settling settled
 land landing go going decision final favourite favorite tldr bottom backing back opt opting
 selecting commit commits committing recommended say suggest suggesting prefer nominate stick
-sticking lean leaning take taking""".split())
+sticking lean leaning take taking switch switching""".split())
 # Words that make a short line a label of the choice: "Winner: X", "TL;DR: X".
 _LABELLING = frozenset("pick choice winner verdict answer recommendation tldr final decision".split())
 # Words that commit by themselves, whoever speaks: "Earth takes it", "Acadia comes out ahead".
-_WINNING = frozenset("wins win takes ahead edges prevails winner triumphs".split())
+_WINNING = frozenset("wins win takes ahead edge edges prevails winner triumphs".split())
 # A judgement that singles a name out: "X is the better fit", "X is the best bet".
 _BEST = frozenset("better best ideal perfect strongest safest top".split())
 # The last word on it: a commitment after these outranks one before.
 _CONCLUDING = frozenset("""final finally ultimately actually rather reflection end overall
 considered verdict bottom conclusion decided instead tldr summary scratch wait
-correction""".split())
+correction switch switching""".split())
 _DEMURRING = frozenset("""alternative alternatives alternatively runner runner-up backup honorable
 honourable mention mentions also too downside otherwise second another else not no never nor
 rule ruled cross crossed skip skipping obvious overrated close maybe perhaps could might
@@ -69,11 +71,13 @@ _CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
 _CONDITIONS = frozenset("if unless when for with".split())
 # A condition about the choice itself commits: "if I had to pick one", "if you want just one".
 _CHOICE_CONDITION = re.compile(r"\b(?:if|when)\b[^,.:]{0,40}?\b(?:one|had\s+to|have\s+to|must|forced|"
-                               r"pushed|pressed|pick|choose|commit|decide|narrow|up\s+to\s+me)\b", re.I)
+                               r"pushed|pressed|pick|choose|commit|decide|narrow|up\s+to\s+me|"
+                               r"ask|asks|asked)\b", re.I)
 _MAKE_IT = re.compile(r"\bthe\s+one\s+(?:i|we)\b|\bhands\s+down\b|\bis\s+the\s+one\W*$|\b(?:make\s+it|it\s+has\s+to\s+be|it['’]s\s+got\s+to\s+be|goes\s+to|"
                       r"stands?\s+out|comes?\s+out\s+on\s+top)\b|\bit\s+is\W*$|"
                       r"\b(?:nothing|no\s*one|nobody|can['’]?t|cannot)\s+(?:\w+\s+)?(?:beats?|tops?)\b|"
-                      r"\bcan['’]?t\s+go\s+wrong\s+with\b|\bmakes?\s+(?:the\s+)?most\s+sense\b",
+                      r"\bcan['’]?t\s+go\s+wrong\s+with\b|\bmakes?\s+(?:the\s+)?most\s+sense\b|"
+                      r"\bpoints?\s+(?:to|towards)\b|\bthe\s+more\s+(?:i|we)\s+think\b",
                       re.I)
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
 _BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__|(?<![*\w])\*([^*\n]{1,60}?)\*(?![*\w])"
@@ -194,7 +198,10 @@ SPOKEN, SINGLED, LAST_WORD = 4, 2, 3
 # How many words before a name may pass it over ("the runner-up, in my view, is X").
 _NEAR = 6
 _IMPERATIVE = re.compile(r"^\W*(?:[\w'’ ]{1,40}:\s*)?(?:just\s+)?(?:go|pick|choose|opt|try|get|take|grab|"
-                         r"book|order|name|make)\b", re.I)
+                         r"book|order|name|make)\b|"
+                         # "Going with X", "Switching to X"; "Choosing a bar" titles a task.
+                         r"^\W*(?:going|opting|settling|landing|sticking|switching)\s+(?:with|for|on|to)\b",
+                         re.I)
 
 
 def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
@@ -395,6 +402,104 @@ def _joined(pieces: list[str]) -> list[str]:
     return out
 
 
+# What heads a reply's closing line: "Easy call, then: X", "So — X", "→ X".
+_CLOSING_HEAD = re.compile(r"^\W*(?:[\w'’#,.]+\s+){0,3}[\w'’#,.]*\s*(?::|[—–]|->|→)\s*|^\W*(?:->|→)\s*")
+_BEHIND = frozenset("behind runner runner-up worth consider considering".split())
+_NOT_A_VERDICT = frozenset("not no never nor if unless maybe perhaps could might would should "
+                           "or".split())
+
+
+def _verdict(sentence: str, look) -> tuple[tuple[str, ...], str] | None:
+    """The name a reply's closing line states on its own, the verdict of reasoning that
+    came before ("Easy call, then: X.", "So, X.", "X by a nose.", "→ **X**", "X (with Y
+    as runner-up)."): one candidate, or a new name in title case, with a few small words
+    and no verb, hedge or condition beside it."""
+    from probe.matching.extract import _drop_brackets, _strip, _tokens
+
+    if "?" in sentence or sentence.lstrip(" *_").startswith("("):
+        return None               # a question, or an aside "(Danube fans, sorry!)"
+    said = _drop_brackets(_markup_free(sentence)).strip()
+    head = _CLOSING_HEAD.match(said)
+    if head is not None and head.end() < len(said):
+        if set(_words(head.group())) & (_DEMURRING | _CONDITIONS | _BEHIND):
+            return None           # "Also worth considering: X", "Close behind: X"
+        said = said[head.end():]
+    words = _words(said)
+    if not words or len(words) > 8 or set(words) & _NOT_A_VERDICT:
+        return None
+    named = look.mentions(said)
+    if len(named) > 1 or _not_a_name(_tokens(_strip(said))):
+        return None
+    if named:
+        name = set(named[0]) | set(look.norm(" ".join(named[0])))
+        rest = [w for w in words if w not in name]
+    else:
+        toks = [t for t in _tokens(_strip(said)) if t.casefold() not in _SMALL]
+        if not toks or len(toks) > 4 or not all(t[:1].isupper() or t[:1].isdigit() for t in toks):
+            return None
+        rest = []
+        if set(_words(" ".join(toks))) & (_SPEAKERS | _WH | W.CHOICE_NOUNS) \
+                or all(W.is_filler(w) for w in _words(" ".join(toks))):
+            return None
+        named = [look.norm(" ".join(toks))]
+        if not named[0]:
+            return None
+    if len(rest) > 4 or any(w in W.PREDICATE_VERBS and w not in _COMMITTING or w in _DEMURRING
+                            and w != "still" or w in W.CHOICE_NOUNS or w in _SPEAKERS
+                            or w.partition("'")[0] in W.PRONOUNS or _verb(w) for w in rest):
+        return None
+    return named[0], said
+
+
+def _verb(word: str) -> bool:
+    """A word that is a verb and never a noun ("disappoints"): beside a name, it says
+    something of it rather than naming it."""
+    from probe.matching import lexicon
+
+    if word in _COMMITTING or word in _WINNING:
+        return False
+    parts = lexicon.parts_of_speech(word)
+    return "VERB" in parts and "NOUN" not in parts
+
+
+def _not_a_name(tokens: list[str]) -> bool:
+    """Words in title case that are no name: a verb to open ("Enjoy", "Have fun"), or
+    words that only describe ("Good luck")."""
+    from probe.matching import lexicon
+
+    if not tokens:
+        return True
+    parts = [lexicon.parts_of_speech(t.casefold()) for t in tokens]
+    return bool(parts[0]) and "NOUN" not in parts[0] and "VERB" in parts[0] \
+        or all(p and "NOUN" not in p for p in parts) or W.is_filler(tokens[-1].casefold())
+
+
+_NEXT_TURN = re.compile(r"^\W*(?:q|question|user|human|prompt|input)\s*\d*\s*[:.)]", re.I)
+
+
+def _closing(sentences: list[tuple[str, bool]], look) -> int:
+    """Where a reply's closing line is: its last prose sentence that names something, or
+    -1 (sign-offs after it — "Hope that helps!" — name nothing). A reply that ends by
+    declining, or on a row of labelled lines ("Classic: X. Unusual: Y."), has none."""
+    from probe.matching.nonpick import declines
+
+    # A base model's run-on ("…Q: Name a bird. A: Robin") is no longer the reply.
+    end = next((at for at, (x, _) in enumerate(sentences) if _NEXT_TURN.match(x)), len(sentences))
+    for at in range(end - 1, -1, -1):
+        sentence, prose = sentences[at]
+        if not sentence.strip():
+            continue
+        if not prose or declines(sentence):
+            return -1
+        if look.mentions(sentence) or _verdict(sentence, look) is not None:
+            before = next((x for x, p in reversed(sentences[:at]) if x.strip()), "")
+            if _HEAD.match(sentence) and _HEAD.match(before) and look.mentions(before) \
+                    and not _concluding(sentence):
+                return -1
+            return at
+    return -1
+
+
 def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str] | None:
     """The one candidate a cleaned long reply commits to, with the sentence that did;
     ``None`` when no sentence commits or two candidates are committed to alike; an empty
@@ -408,9 +513,27 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
     announced = 0
     nothing = (0, 0, "")          # the strongest commitment to no answer at all
     last = 0                      # where the strongest commitment to a candidate was made
-    for at, (sentence, prose) in enumerate(_sentences(text)):
+    sentences = _sentences(text)
+    closing = _closing(sentences, look)
+    for at, (sentence, prose) in enumerate(sentences):
         if not sentence.strip():
             continue
+        if at == closing and (verdict := _verdict(sentence, look)) is not None:
+            name, said_as = verdict
+            wide = look.widened([said_as]) if name not in look.counts \
+                and len(name) <= MAX_NAME_WORDS else look
+            earlier = " , ".join(x for x, _ in sentences[:at])
+            # A verdict names again one of the options the reasoning weighed; a sign-off
+            # in title case ("Cheers!") names nothing said before.
+            if wide.mentions(said_as) and wide.mentions(said_as)[0] in wide.mentions(earlier):
+                look = wide
+                name = look.mentions(said_as)[0]
+                points = SPOKEN + LAST_WORD
+                if points > best.get(name, 0):
+                    best[name] = points
+                    said[name] = said_as
+                    last = at
+                continue
         if not prose:
             marked = _marked(sentence, look)
             if marked is not None:        # "| **Pegasus** ⭐ | …", "- Zion ✅"
