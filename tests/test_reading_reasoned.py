@@ -142,3 +142,23 @@ def test_going_with_a_name_commits_and_a_gerund_title_does_not():
     replies = [_REASONING + "Going with Kilimanjaro, after all that.",
                "# Choosing a mountain\n\n" + _REASONING + "Still, I'd pick Everest."]
     assert _answers(replies) == ["Kilimanjaro", "Everest"]
+
+
+def test_a_take_back_names_the_last_word():
+    replies = ["Let's say Everest — actually no, Denali! It's wilder.",
+               "I'll pick Kilimanjaro. Hold on, let me think again... yes, Kilimanjaro, final "
+               "answer.",
+               "Yesterday I'd have gone for Everest. Now? Mont Blanc, since it is prettier."]
+    assert _answers(replies) == ["Denali", "Kilimanjaro", "Mont Blanc"]
+
+
+def test_a_winner_that_edges_out_a_rival_is_the_pick():
+    replies = ["Close call, but Matterhorn edges out Mont Blanc for a postcard.",
+               "Honestly? Denali beats Everest for this one, easily."]
+    assert _answers(replies) == ["Matterhorn", "Denali"]
+
+
+def test_everyday_verbs_of_taking_commit():
+    replies = ["Ooh, I'd grab Kilimanjaro for a story like that. Happy to give more ideas! "
+               "Want another?"]
+    assert _answers(replies) == ["Kilimanjaro"]

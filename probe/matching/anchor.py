@@ -366,8 +366,9 @@ def _voiced(d: Decision, vocab: Vocabulary, upto: Segment | None = None) -> list
     segments = d.reading.segments
     if upto is not None:
         segments = segments[:next((i for i, s in enumerate(segments) if s is upto), len(segments))]
-    if any(s.text and (declines(s.text) or _asked(s, d.reading)) for s in d.reading.segments):
-        return []
+    if any(s.text and (declines(s.text) or _asked(s, d.reading) and vocab.mentions(s.text))
+           for s in d.reading.segments):
+        return []                 # "…are you after X, or more like Y?"
     return vocab.mentions(" , ".join(s.text for s in segments if s.remark and s.text and not (
         s.negated or s.conditional or _UNDECIDED.search(s.text))))
 

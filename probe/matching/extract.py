@@ -619,6 +619,12 @@ def _read_line(line: str) -> tuple[Segment, ...]:
             pending_cue = True
             i += 1
             continue
+        if len(toks_i) == 1 and i + 1 < len(pieces) and _adverb_asked(text_i, line):
+            # "Today? X": one adverb put as a question leads in to the answer.
+            segments.append(Segment("", text=_strip(text_i), cue=True))
+            pending_cue = True
+            i += 1
+            continue
         suggested = _SUGGESTION.match(text_i.strip())
         if suggested and _content(_tokens(suggested.group(1))):
             seg = replace(_read_segment(suggested.group(1), True), cue=True)
@@ -677,6 +683,16 @@ def _context_question(piece: str, line: str) -> bool:
         return False
     first = _lower(toks[0])
     return first in W.PREPOSITIONS or first in _ASKING_VERBS
+
+
+def _adverb_asked(piece: str, line: str) -> bool:
+    """"Today?", "Now?": an adverb alone as a question, the answer to follow."""
+    from probe.matching import lexicon
+
+    end = line.find(piece) + len(piece)
+    word = _lower(piece.strip())
+    return line[end:end + 1] == "?" and "ADV" in lexicon.parts_of_speech(word) \
+        and "ADJ" not in lexicon.parts_of_speech(word)
 
 
 def _asks_back(piece: str, line: str) -> bool:

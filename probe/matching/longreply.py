@@ -42,7 +42,7 @@ _COMMITTING = frozenset("""pick picks picked picking choose chose chosen choosin
 recommending recommendation recommendations verdict winner answer vote settle settling settled
 land landing go going decision final favourite favorite tldr bottom backing back opt opting
 selecting commit commits committing recommended say suggest suggesting prefer nominate stick
-sticking lean leaning take taking switch switching""".split())
+sticking lean leaning take taking switch switching grab""".split())
 # Words that make a short line a label of the choice: "Winner: X", "TL;DR: X".
 _LABELLING = frozenset("pick choice winner verdict answer recommendation tldr final decision".split())
 # Words that commit by themselves, whoever speaks: "Earth takes it", "Acadia comes out ahead".
@@ -152,7 +152,10 @@ def _clauses(sentence: str) -> list[tuple[str, bool]]:
         if m is not None and _UNBEATEN.search(part[:m.end()]):
             m = None              # "nothing beats X": X is not set aside, it wins
         if m is not None and part[:m.start()].strip():
-            out.append((part[:m.start()], False))
+            # "X edges out Y", "X beats Y": the verb stays with the winner.
+            cut = m.end() if _WINNING & set(_words(m.group())) or m.group().lower().startswith("beat") \
+                else m.start()
+            out.append((part[:cut], False))
             out.append((part[m.end():], True))
         else:
             out.append((part, False))
@@ -224,9 +227,26 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     # choice is X" commits to X; "X would be my second choice" does not.
     plain = set(plain[max(0, near - _NEAR):]) - set(name)
     demurring = bool(plain & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
+    points = 0
     if committing and (spoken or singled) and not demurring and not _QUESTION.match(clause):
-        return (SPOKEN if spoken else SINGLED) + _last_word(sentence)
-    return 0
+        points = (SPOKEN if spoken else SINGLED) + _last_word(sentence)
+    if _taken_back(clause, name) and not conditional and not _QUESTION.match(clause):
+        points = max(points, SPOKEN)      # "Let's say X — actually no, Y!"
+    return points
+
+
+def _taken_back(clause: str, name: tuple[str, ...] = ()) -> bool:
+    """A clause that opens by taking back what came before ("actually no, Y", "wait — Y",
+    "scratch that, Y"), with ``name`` (when given) said first after it — not "wait, let
+    me double-check"."""
+    from probe.matching.extract import _correction
+
+    taken, rest = _correction(_markup_free(clause).strip(" ,.!—–-"))
+    if not taken or not name:
+        return taken
+    words = _words(rest)
+    at = next((i for i, w in enumerate(words) if w in set(name)), len(words))
+    return at <= 2 and not set(words[:at]) & (_FIRST_PERSON | _SPEAKERS)
 
 
 def _last_word(sentence: str) -> int:
@@ -572,7 +592,9 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
         # only the speaker's own commitment counts among them.
         parallel = _PARALLEL.search(plain) is not None and len(
             {n for c, aside in clauses if not aside for n in look.mentions(c)}) >= 2
-        for clause, aside in clauses:
+        for k, (clause, aside) in enumerate(clauses):
+            if k + 1 < len(clauses) and _taken_back(clauses[k + 1][0]):
+                continue          # "Let's say X — actually no, Y": X is taken back
             named = look.mentions(clause)
             if len(named) > 1:    # "it'd be X: the Y of all time" — up to the description
                 named = look.mentions(_described_after(clause))

@@ -49,7 +49,7 @@ suggests suggesting recommend recommends recommending vote votes voting opt opti
 selecting take taking prefer prefers want settle settling land landing lean
 leaning nominate propose offer try give consider pitch plump commit put thinking
 decided decide went chosen choosing settled opted voted landed plumped
-selected make narrow
+selected make narrow grab
 """.split())
 # What may follow a verb of choosing before the answer: "go with", "vote for", "settle on".
 PARTICLES_AFTER_CHOICE = frozenset("with for on to toward towards of down".split())
