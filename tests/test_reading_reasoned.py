@@ -162,3 +162,14 @@ def test_everyday_verbs_of_taking_commit():
     replies = ["Ooh, I'd grab Kilimanjaro for a story like that. Happy to give more ideas! "
                "Want another?"]
     assert _answers(replies) == ["Kilimanjaro"]
+
+
+def test_reasoning_that_ends_undecided_is_no_pick():
+    replies = [
+        _REASONING + "I keep going back and forth, and I honestly can't settle on one here.",
+        _REASONING + "Which matters more to you, height or remoteness? Tell me and I'll choose.",
+        _REASONING + "In the end I'd narrow it down to Denali or Everest, and I'd be content "
+        "with either.",
+        _REASONING + "So it really depends on what the story needs.",
+    ]
+    assert _answers(replies) == ["", "", "", ""]

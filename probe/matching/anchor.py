@@ -269,9 +269,11 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
 
 def _uncommitted(d: Decision, text: str, response: str, vocab: Vocabulary) -> bool:
     """A reply that commits to nothing is no pick when it declines in a sentence of its own
-    that names no candidate ("Tough one. X and Y both have strong cases. It depends on the
-    vibe you want."), or when its reading is a phrase of its prose ("Go with your gut!")."""
-    return any(prose and declines(_CONCEDED.split(sentence)[-1]) and not vocab.mentions(sentence)
+    that names no candidate, or two or more ("Tough one. X and Y both have strong cases. It
+    depends on the vibe you want."; "I'd narrow it down to X or Y, and I'd be happy with
+    either"), or when its reading is a phrase of its prose ("Go with your gut!")."""
+    return any(prose and declines(_CONCEDED.split(sentence)[-1])
+               and len(vocab.mentions(sentence)) != 1
                for sentence, prose in _sentences(text)) \
         or d.kind == "" and d.key not in vocab and _prose(response, d)
 

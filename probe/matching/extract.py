@@ -892,7 +892,7 @@ HARD_REFUSAL = re.compile(
     r"won'?t|do not|don'?t)\s(?:really\s)?(?:to\s)?(?:choose|pick|select|decide|provide|have (?:a |any )?"
     r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
     r"|\b(?:i\s?(?:do not|don'?t|don’t)|dunno)\s(?:really\s)?know\b|\bno idea\b"
-    r"|\bcan(?:not|'t|’t)\s(?:really\s)?(?:land|settle|narrow|decide|commit)\b"
+    r"|\bcan(?:not|'t|’t)\s(?:\w+ly\s)?(?:land|settle|narrow|decide|commit)\b"
     r"|\b(?:isn'?t|is not|isn’t)\s(?:really\s)?(?:something|a thing)\si\s(?:can|could)\b"
     r"|\bbe the one (?:deciding|choosing|picking|to (?:decide|choose|pick))\b"
     r"|\bget back to you\b|\bleave (?:that|this|it|the)\s?(?:choice|decision|one|call|pick)?\s?(?:up\s)?to you\b"

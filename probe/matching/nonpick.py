@@ -56,6 +56,7 @@ _HARD_REFUSAL = re.compile(
     r"\b(?:i\s?(?:can(?:not|'t|’t)|am unable|'m unable|’m unable|am not able|'m not able|"
     r"won'?t|do not|don'?t)\s(?:choose|pick|select|decide|provide|have (?:a |any )?"
     r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
+    r"|\bcan(?:not|'t|’t)\s(?:\w+ly\s)?(?:land on|settle on|decide|commit to)\s(?:one|a single|just one)\b"
     r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"
     r"as a (?:language model|large language model))",
     re.I,
@@ -99,6 +100,13 @@ _HEDGE = re.compile(
     r"|\bthe one (?:that|which) .{0,40}\byou\b"
     r"|\bno (?:single |one )?(?:right|correct|best|wrong) (?:answer|choice|option)\b"
     r"|^(?:i|id|i would|ill|i will) (?:rather not|prefer not|leave)\b"
+    # A pick put off until the user answers: "Tell me that and I'll pick."
+    r"|\b(?:tell me|let me know)\b.{0,60}\b(?:and|then) (?:ill|i will|i can) (?:pick|choose|decide"
+    r"|narrow|recommend|suggest|tailor)"
+    r"|\b(?:happy|fine|good|content) with (?:either|any of them|any of these|both)\b"
+    r"|\bit (?:really |all |just |honestly )?(?:depends|comes down to what you)\b"
+    r"|\bwhichever (?:of these |of them |one )?(?:you|speaks|feels|works|suits)\b"
+    r"|\b(?:need|have) to (?:decide|choose|pick) between\b"
 )
 
 
