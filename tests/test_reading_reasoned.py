@@ -173,3 +173,10 @@ def test_reasoning_that_ends_undecided_is_no_pick():
         _REASONING + "So it really depends on what the story needs.",
     ]
     assert _answers(replies) == ["", "", "", ""]
+
+
+def test_casual_openers_are_not_the_answer():
+    replies = ["Okayyy I'm going with Denali and that's final",
+               "Hot take: Matterhorn. Nothing else comes close, fight me",
+               "ngl Kilimanjaro, it's just so iconic lol"]
+    assert _answers(replies) == ["Denali", "Matterhorn", "Kilimanjaro"]

@@ -50,7 +50,7 @@ _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
 # A list item's mark: "- ", "• ", "1. ", "2) ", "a. ", "(B) ".
 _ITEM = re.compile(r"^\s*(?:[-•*>]|\d{1,2}[.)]|\(?[a-eA-E]\)|[a-e]\.)\s+(?=\S)")
 # One line on its own loses only a bullet or a first item's mark: "7. It is lovely." is 7.
-_LONE_ITEM = re.compile(r"^\s*(?:[-•*>]|1[.)]|\(?[a-eA-E]\)|[a-e]\.)\s+(?=\S)")
+_LONE_ITEM = re.compile(r"^\s*(?:[-•*>]|1[.)]|\(?[a-eA-E]\)|[a-e]\.)\s+(?=\S)|^\s*[✅✔☑⭐👉]\s*(?=\S)")
 QUOTES = "\"'“”‘’«»„`"
 _TOKEN = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*|[#+]+", re.UNICODE)
 # Where a line divides: a sentence end, a dash between spaces, a colon, a semicolon, an
@@ -592,7 +592,8 @@ def _read_line(line: str) -> tuple[Segment, ...]:
         if mark == "colon" and i + 1 < len(pieces) and _content(_tokens(head_rest)) \
                 and "," not in text_i and _lower(head_toks[0]) not in W.NEGATIONS \
                 and _is_title_like(head_rest) and _is_title_like(pieces[i + 1][0].split(",")[0]) \
-                and not any(_lower(t) in W.CHOICE_NOUNS | W.LABELS for t in _tokens(head_rest)):
+                and not any(_lower(t) in W.CHOICE_NOUNS | W.LABELS for t in _tokens(head_rest)) \
+                and not _HERE_IT_IS.search(head_rest):
             text_i, mark = text_i + ": " + pieces[i + 1][0], pieces[i + 1][1]
             i += 1
         toks_i = _tokens(text_i)
@@ -981,7 +982,9 @@ _CHOOSING_IS = re.compile(r"\s*(\w+ing)\b(?:\s+(?:a|an|the|one|just|only|some|yo
                           r"(?:is|was|are|can\s+be|feels?|seems?|makes?)\s+(?:a\s+|more\s+|much\s+|so\s+)?[a-z]",
                           re.I)
 _RELATIVE = re.compile(r",\s*(?:which|who|whose|that|because|since|as|though|although)\b", re.I)
-_HERE_IT_IS = re.compile(r"\b(?:here\s+it\s+is|here\s+goes|here\s+you\s+go|here['’]s\s+(?:mine|my\s+\w+|the\s+\w+))\s*$",
+_HERE_IT_IS = re.compile(r"\b(?:here\s+it\s+is|here\s+goes|here\s+you\s+go|here['’]s\s+(?:mine|my\s+\w+|the\s+\w+))\s*$|"
+                         # Openers of casual talk before a colon: "Hot take: X", "Real talk: X".
+                         r"^\W*(?:hot|real|honest|quick|unpopular|spicy)\s+(?:take|talk|opinion|answer)\s*$",
                          re.I)
 _OPENING_CONJUNCTION = re.compile(r"^\s*(?:but|and|so|yet|still)\b[\s,]+", re.I)
 

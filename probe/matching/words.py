@@ -114,7 +114,8 @@ NEGATIONS = frozenset("not no never nor n't cannot cant can't won't wont don't d
 
 
 _INTERJECTION = re.compile(r"^(?:o+h+|a+h+|h+m+|u+m+|u+h+|e+r+m*|w+o+w+|(?:ha)+h?|y+a+y+|whoa+"
-                           r"|hey+|ye+s+|no+pe|o+o+h+|aw+|eh+|ugh+|phew|gosh|golly|wel+)$")
+                           r"|hey+|ye+s+|no+pe|o+o+h+|aw+|eh+|ugh+|phew|gosh|golly|wel+"
+                           r"|o+k+a+y+|lo+l+|omg+|welp|bruh+|ngl|lowkey|highkey|fr|legit|srsly|deadass)$")
 
 
 def is_filler(word: str) -> bool:
