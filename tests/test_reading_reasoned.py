@@ -180,3 +180,10 @@ def test_casual_openers_are_not_the_answer():
                "Hot take: Matterhorn. Nothing else comes close, fight me",
                "ngl Kilimanjaro, it's just so iconic lol"]
     assert _answers(replies) == ["Denali", "Matterhorn", "Kilimanjaro"]
+
+
+def test_the_one_option_not_put_second_is_the_pick():
+    # Everest is an answer of two other replies.
+    replies = ["**Everest**, honestly such a mood! Denali is a fun runner-up though.",
+               "Everest, every single time, no contest. Mont Blanc would be my backup."]
+    assert _answers(replies) == ["Everest", "Everest"]

@@ -19,6 +19,7 @@ import re
 from functools import lru_cache
 
 from probe.matching import words as W
+from probe.matching.nonpick import declines
 
 # A reply this long is read sentence by sentence for the candidate it commits to.
 LONG_REPLY = 160
@@ -233,6 +234,19 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     if _taken_back(clause, name) and not conditional and not _QUESTION.match(clause):
         points = max(points, SPOKEN)      # "Let's say X — actually no, Y!"
     return points
+
+
+# Words that put a name in second place: "Y is a fun runner-up", "Y is nice too".
+_SECOND = frozenset("""runner runner-up backup alternative alternatively honorable honourable
+mention mentions second also too close otherwise skip rule ruled cross crossed overrated
+obvious""".split()) | W.PASSED_OVER
+
+
+def _second_place(clause: str, name: tuple[str, ...]) -> bool:
+    words = _words(clause)
+    near = next((i for i, w in enumerate(words) if w in set(name)), len(words))
+    return bool((set(words[max(0, near - _NEAR):]) - set(name)) & _SECOND) \
+        or bool(_UNDECIDED.search(clause))
 
 
 def _taken_back(clause: str, name: tuple[str, ...] = ()) -> bool:
@@ -501,8 +515,6 @@ def _closing(sentences: list[tuple[str, bool]], look) -> int:
     """Where a reply's closing line is: its last prose sentence that names something, or
     -1 (sign-offs after it — "Hope that helps!" — name nothing). A reply that ends by
     declining, or on a row of labelled lines ("Classic: X. Unusual: Y."), has none."""
-    from probe.matching.nonpick import declines
-
     # A base model's run-on ("…Q: Name a bird. A: Robin") is no longer the reply.
     end = next((at for at, (x, _) in enumerate(sentences) if _NEXT_TURN.match(x)), len(sentences))
     for at in range(end - 1, -1, -1):
@@ -533,6 +545,8 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
     announced = 0
     nothing = (0, 0, "")          # the strongest commitment to no answer at all
     last = 0                      # where the strongest commitment to a candidate was made
+    passed: set = set()           # candidates set aside or put second
+    kept: dict = {}               # candidates named plainly, with the sentence
     sentences = _sentences(text)
     closing = _closing(sentences, look)
     for at, (sentence, prose) in enumerate(sentences):
@@ -611,12 +625,23 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
                                          _pointed(clause[len(head):], upto))
             if parallel and points < SPOKEN:
                 points = 0
+            if prose and "?" not in plain and not aside:
+                if _second_place(head, named[0]):
+                    passed.add(named[0])
+                elif vocab.counts.get(named[0], 0) >= 2:      # an answer of other replies
+                    kept.setdefault(named[0], plain)
             if points > best.get(named[0], 0):
                 best[named[0]] = points
                 said[named[0]] = plain
                 if points >= max(best.values()):
                     last = at
         announced = 0
+    if not best and passed and len(text) < LONG_REPLY and len([n for n in kept if n not in passed]) == 1 \
+            and not any(declines(x) for x, _ in sentences):
+        # Every option named but one was set aside or put in second place ("**X**, never
+        # gets old! Y is a fun runner-up though"): the one left is the pick.
+        name = next(n for n in kept if n not in passed)
+        return name, kept[name]
     top_points = max(best.values(), default=0)
     if nothing[0] > top_points or nothing[0] and nothing[0] == top_points and nothing[1] > last:
         return (), nothing[2]     # the last word was a placeholder or the category
