@@ -364,7 +364,8 @@ def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision
 def _voiced(d: Decision, vocab: Vocabulary, upto: Segment | None = None) -> list[Key]:
     """The candidates named by the reply's remarks in the speaker's voice ("If it were me,
     I'd grab X", "I keep picturing X for this"), before ``upto`` when given — none when
-    the reply declines or asks anywhere, and none from a remark that only supposes."""
+    the reply declines anywhere or asks back about named options, and none from a remark
+    that only supposes."""
     segments = d.reading.segments
     if upto is not None:
         segments = segments[:next((i for i, s in enumerate(segments) if s is upto), len(segments))]
