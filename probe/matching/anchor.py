@@ -262,7 +262,7 @@ def revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
             return _committed_to(d, found, vocab, generic)
         if _uncommitted(d, text, response, vocab):
             return _refused(d)
-    elif d.kind == "" and d.key not in vocab and _prose(response, d):
+    elif _prose_reading(d, response, vocab):
         return _refused(d)
     return _revise(d, vocab, generic)
 
@@ -274,8 +274,12 @@ def _uncommitted(d: Decision, text: str, response: str, vocab: Vocabulary) -> bo
     either"), or when its reading is a phrase of its prose ("Go with your gut!")."""
     return any(prose and declines(_CONCEDED.split(sentence)[-1])
                and len(vocab.mentions(sentence)) != 1
-               for sentence, prose in _sentences(text)) \
-        or d.kind == "" and d.key not in vocab and _prose(response, d)
+               for sentence, prose in _sentences(text)) or _prose_reading(d, response, vocab)
+
+
+def _prose_reading(d: Decision, response: str, vocab: Vocabulary) -> bool:
+    """The reading is no family candidate and only a phrase of its reply's prose."""
+    return d.kind == "" and d.key not in vocab and _prose(response, d)
 
 
 def _refused(d: Decision) -> Decision:

@@ -686,24 +686,25 @@ def _context_question(piece: str, line: str) -> bool:
     return first in W.PREPOSITIONS or first in _ASKING_VERBS
 
 
+def _put_as_question(piece: str, line: str) -> bool:
+    """The piece of ``line`` ends on a question mark."""
+    end = line.find(piece) + len(piece)
+    return line[end:end + 1] == "?"
+
+
 def _adverb_asked(piece: str, line: str) -> bool:
     """"Today?", "Now?": an adverb alone as a question, the answer to follow."""
     from probe.matching import lexicon
 
-    end = line.find(piece) + len(piece)
-    word = _lower(piece.strip())
-    return line[end:end + 1] == "?" and "ADV" in lexicon.parts_of_speech(word) \
-        and "ADJ" not in lexicon.parts_of_speech(word)
+    parts = lexicon.parts_of_speech(_lower(piece.strip()))
+    return _put_as_question(piece, line) and "ADV" in parts and "ADJ" not in parts
 
 
 def _asks_back(piece: str, line: str) -> bool:
     """A question back to the user ("Which dinosaur is your favourite?", "What's it
     for?"), not a suggestion ("How about a Monarch?", "What about Rome?")."""
     toks = _tokens(piece)
-    if len(toks) < 2:
-        return False
-    end = line.find(piece) + len(piece)
-    if line[end:end + 1] != "?":
+    if len(toks) < 2 or not _put_as_question(piece, line):
         return False
     lows = [_lower(t) for t in toks]
     if lows[0] in W.AUXILIARIES | {"want", "any", "anything"} and not any(

@@ -216,17 +216,15 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     singled = bool(rest & _WINNING) or bool(_MAKE_IT.search(clause)) or bool(rest & _BEST) \
         or bool(_CHOICE_CONDITION.search(clause))       # "So if you want just one: X"
     committing = bool(rest & _COMMITTING) or singled
-    at = next((i for i, w in enumerate(words) if w in set(name)), len(words))
+    at = _where(words, name)
     # A label comes before its name ("Answer: X"); "X is the classic answer" describes.
     spoken = bool(rest & _FIRST_PERSON) or (len(rest) <= 4 and bool(set(words[:at]) & _LABELLING)) \
         or bool(_IMPERATIVE.match(clause)) and bool(rest & _COMMITTING)
     conditional = bool(_CONDITION.search(sentence)) and not _CHOICE_CONDITION.search(sentence)
     # "You can't beat X", "you can't go wrong with X": the "not" in them praises X.
-    plain = _words(_PRAISING_NOT.sub(" ", clause))
-    near = next((i for i, w in enumerate(plain) if w in set(name)), len(plain))
     # Only words near the name pass it over: "…without trying too hard, which is why my
     # choice is X" commits to X; "X would be my second choice" does not.
-    plain = set(plain[max(0, near - _NEAR):]) - set(name)
+    plain = _around(_words(_PRAISING_NOT.sub(" ", clause)), name)
     demurring = bool(plain & _DEMURRING) or conditional or bool(_UNDECIDED.search(clause))
     points = 0
     if committing and (spoken or singled) and not demurring and not _QUESTION.match(clause):
@@ -236,17 +234,25 @@ def _score(clause: str, name: tuple[str, ...], sentence: str) -> int:
     return points
 
 
-# Words that put a name in second place: "Y is a fun runner-up", "Y is nice too".
-_SECOND = frozenset("""runner runner-up backup alternative alternatively honorable honourable
-mention mentions second also too close otherwise skip rule ruled cross crossed overrated
-obvious""".split()) | W.PASSED_OVER
+# Words that put a name in second place: "Y is a fun runner-up", "Y is nice too" — the
+# demurring words but negations and hedges ("X, never gets old!" praises X).
+_SECOND = _DEMURRING - frozenset("""alternatives downside another else not no never nor skipping
+maybe perhaps could might instinct initially originally avoid cannot""".split())
 
 
 def _second_place(clause: str, name: tuple[str, ...]) -> bool:
-    words = _words(clause)
-    near = next((i for i, w in enumerate(words) if w in set(name)), len(words))
-    return bool((set(words[max(0, near - _NEAR):]) - set(name)) & _SECOND) \
-        or bool(_UNDECIDED.search(clause))
+    return bool(_around(_words(clause), name) & _SECOND) or bool(_UNDECIDED.search(clause))
+
+
+def _where(words: list[str], name: tuple[str, ...]) -> int:
+    """Where the name's first word is among ``words`` (their length when it is not)."""
+    said = set(name)
+    return next((i for i, w in enumerate(words) if w in said), len(words))
+
+
+def _around(words: list[str], name: tuple[str, ...]) -> set[str]:
+    """The words from a few before the name on, without the name's own."""
+    return set(words[max(0, _where(words, name) - _NEAR):]) - set(name)
 
 
 def _taken_back(clause: str, name: tuple[str, ...] = ()) -> bool:
@@ -259,7 +265,7 @@ def _taken_back(clause: str, name: tuple[str, ...] = ()) -> bool:
     if not taken or not name:
         return taken
     words = _words(rest)
-    at = next((i for i, w in enumerate(words) if w in set(name)), len(words))
+    at = _where(words, name)
     return at <= 2 and not set(words[:at]) & (_FIRST_PERSON | _SPEAKERS)
 
 
@@ -333,8 +339,10 @@ takeaway line net the my all result outcome decision""".split())
 
 def _concluding(sentence: str) -> bool:
     head = _HEAD.match(sentence)
-    return head is not None and set(_words(head.group(1))) <= _CONCLUSION \
-        and bool(set(_words(head.group(1))) - frozenset("in the my all so line net".split()))
+    if head is None:
+        return False
+    said = set(_words(head.group(1)))
+    return said <= _CONCLUSION and bool(said - frozenset("in the my all so line net".split()))
 
 
 _SMALL = frozenset("so yes yeah then well ok okay here here's there why final finally still anyway "
@@ -438,7 +446,7 @@ def _joined(pieces: list[str]) -> list[str]:
 
 # What heads a reply's closing line: "Easy call, then: X", "So — X", "→ X".
 _CLOSING_HEAD = re.compile(r"^\W*(?:[\w'’#,.]+\s+){0,3}[\w'’#,.]*\s*(?::|[—–]|->|→)\s*|^\W*(?:->|→)\s*")
-_BEHIND = frozenset("behind runner runner-up worth consider considering".split())
+_BEHIND = frozenset("behind worth consider considering".split())
 _NOT_A_VERDICT = frozenset("not no never nor if unless maybe perhaps could might would should "
                            "or".split())
 
@@ -462,18 +470,19 @@ def _verdict(sentence: str, look) -> tuple[tuple[str, ...], str] | None:
     if not words or len(words) > 8 or set(words) & _NOT_A_VERDICT:
         return None
     named = look.mentions(said)
-    if len(named) > 1 or _not_a_name(_tokens(_strip(said))):
+    tokens = _tokens(_strip(said))
+    if len(named) > 1 or _not_a_name(tokens):
         return None
     if named:
         name = set(named[0]) | set(look.norm(" ".join(named[0])))
         rest = [w for w in words if w not in name]
     else:
-        toks = [t for t in _tokens(_strip(said)) if t.casefold() not in _SMALL]
+        toks = [t for t in tokens if t.casefold() not in _SMALL]
         if not toks or len(toks) > 4 or not all(t[:1].isupper() or t[:1].isdigit() for t in toks):
             return None
         rest = []
-        if set(_words(" ".join(toks))) & (_SPEAKERS | _WH | W.CHOICE_NOUNS) \
-                or all(W.is_filler(w) for w in _words(" ".join(toks))):
+        new = _words(" ".join(toks))
+        if set(new) & (_SPEAKERS | _WH | W.CHOICE_NOUNS) or all(W.is_filler(w) for w in new):
             return None
         named = [look.norm(" ".join(toks))]
         if not named[0]:
@@ -487,11 +496,13 @@ def _verdict(sentence: str, look) -> tuple[tuple[str, ...], str] | None:
 
 def _verb(word: str) -> bool:
     """A word that is a verb and never a noun ("disappoints"): beside a name, it says
-    something of it rather than naming it."""
+    something of it rather than naming it (a word of choosing or winning aside)."""
+    return word not in _COMMITTING and word not in _WINNING and _only_verb(word)
+
+
+def _only_verb(word: str) -> bool:
     from probe.matching import lexicon
 
-    if word in _COMMITTING or word in _WINNING:
-        return False
     parts = lexicon.parts_of_speech(word)
     return "VERB" in parts and "NOUN" not in parts
 
@@ -503,9 +514,9 @@ def _not_a_name(tokens: list[str]) -> bool:
 
     if not tokens:
         return True
-    parts = [lexicon.parts_of_speech(t.casefold()) for t in tokens]
-    return bool(parts[0]) and "NOUN" not in parts[0] and "VERB" in parts[0] \
-        or all(p and "NOUN" not in p for p in parts) or W.is_filler(tokens[-1].casefold())
+    return _only_verb(tokens[0].casefold()) or all(
+        (parts := lexicon.parts_of_speech(t.casefold())) and "NOUN" not in parts for t in tokens) \
+        or W.is_filler(tokens[-1].casefold())
 
 
 _NEXT_TURN = re.compile(r"^\W*(?:q|question|user|human|prompt|input)\s*\d*\s*[:.)]", re.I)
@@ -557,11 +568,12 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
             wide = look.widened([said_as]) if name not in look.counts \
                 and len(name) <= MAX_NAME_WORDS else look
             earlier = " , ".join(x for x, _ in sentences[:at])
+            found = wide.mentions(said_as)
             # A verdict names again one of the options the reasoning weighed; a sign-off
             # in title case ("Cheers!") names nothing said before.
-            if wide.mentions(said_as) and wide.mentions(said_as)[0] in wide.mentions(earlier):
+            if found and found[0] in wide.mentions(earlier):
                 look = wide
-                name = look.mentions(said_as)[0]
+                name = found[0]
                 points = SPOKEN + LAST_WORD
                 if points > best.get(name, 0):
                     best[name] = points
@@ -636,12 +648,12 @@ def committed(text: str, vocab, extra: tuple[str, ...] = ()) -> tuple[tuple[str,
                 if points >= max(best.values()):
                     last = at
         announced = 0
-    if not best and passed and len(text) < LONG_REPLY and len([n for n in kept if n not in passed]) == 1 \
+    left = [n for n in kept if n not in passed]
+    if not best and passed and len(text) < LONG_REPLY and len(left) == 1 \
             and not any(declines(x) for x, _ in sentences):
         # Every option named but one was set aside or put in second place ("**X**, never
         # gets old! Y is a fun runner-up though"): the one left is the pick.
-        name = next(n for n in kept if n not in passed)
-        return name, kept[name]
+        return left[0], kept[left[0]]
     top_points = max(best.values(), default=0)
     if nothing[0] > top_points or nothing[0] and nothing[0] == top_points and nothing[1] > last:
         return (), nothing[2]     # the last word was a placeholder or the category
