@@ -38,7 +38,9 @@ def wait_for_samples(db, n, proc, timeout=120):
 
 
 def test_run_default_model_json_record_follows_from_stored_samples(butterfly_path, tmp_path):
-    out = probe("run", str(butterfly_path), "--json", "--samples", "12")
+    # Seed 2 gives the default model a few direct picks here (most of its answers are the echo
+    # "Butterfly"); a CPU built differently may draw otherwise, so no pick at all is checked too.
+    out = probe("run", str(butterfly_path), "--json", "--samples", "12", "--seed", "2")
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)          # stdout holds only the JSON record
     assert rec["model"].startswith("gemma-3-270m") and rec["run_id"] == 1
@@ -54,12 +56,15 @@ def test_run_default_model_json_record_follows_from_stored_samples(butterfly_pat
     assert rec["bias_type"] == again.label
     top = rec["direct"]["top_answer"]
     direct = [s for s in samples if s.kind == "direct" and s.canonical and not s.refusal]
-    assert rec["direct"]["dr"] == round(sum(s.canonical == top for s in direct) / len(direct), 4)
+    if direct:
+        assert rec["direct"]["dr"] == round(sum(s.canonical == top for s in direct) / len(direct), 4)
+    else:                                 # every direct answer a non-pick: no top answer, DR 0
+        assert top is None and rec["direct"]["dr"] == 0 and rec["bias_type"] == "non_bias"
     run = store.run(1)
     assert run.status == "finished" and run.model_hash.startswith("sha256:")
     assert run.settings["style"]["mode"] == "base" and len(run.settings["style"]["shots"]) == 3
     assert run.probe_version and run.seed is not None and run.settings["seed"] == run.seed
-    assert rec["seed"] == run.seed and run.ending == "finished" and run.samples_used == 42
+    assert rec["seed"] == run.seed == 2 and run.ending == "finished" and run.samples_used == 42
 
 
 def test_same_seed_same_run_on_cpu(butterfly_path):
