@@ -25,7 +25,7 @@ from probe.matching import words as W
 from probe.matching.extract import Reading, Segment, choose, is_list, read
 from probe.matching.extract import _clean, _first_line_of, _strip
 from probe.matching.longreply import (LONG_REPLY, SEVERAL_SENTENCES, _SPEAKERS as _PEOPLE,
-                                      _UNDECIDED,
+                                      _UNDECIDED, _second_place,
                                       _described, _markup_free, _sentences, _words, committed,
                                       laid_out)
 from probe.matching.nonpick import ECHO, EMPTY, REFUSAL, classify, declines, is_echo
@@ -65,11 +65,12 @@ class Vocabulary:
         self.generic = generic
         self.norm = norm
         self.counts: Counter = Counter()
+        self.replies: Counter = Counter()         # replies giving each, duplicates too
         self._by_first: dict[str, set[Key]] = defaultdict(set)
         self._prompt = _core(norm(prompt), frozenset()) if prompt else ()
         self._said: dict[str, list[Key]] = {}     # mentions by text, while the candidates stand
 
-    def add(self, key: Key, weight: int = 1) -> None:
+    def add(self, key: Key, weight: int = 1, replies: int | None = None) -> None:
         core = _core(key, self.generic)
         if not core or len(core) > MAX_CANDIDATE_WORDS or core[0] == "\x00" \
                 or all(w in W.CHOICE_NOUNS or w in W.DETERMINERS or w in W.PREPOSITIONS
@@ -77,6 +78,7 @@ class Vocabulary:
             return                # "recommendation", "the pick": words about choosing, no name
             # (a pronoun or a modal may be one: "It", "Us", the month of May)
         self.counts[core] += weight
+        self.replies[core] += weight if replies is None else replies
         self._by_first[core[0]].add(core)
         self._said.clear()
 
@@ -84,6 +86,7 @@ class Vocabulary:
         """Take a candidate out; its weight (0 when it was not one)."""
         self._by_first[core[0]].discard(core)
         self._said.clear()
+        self.replies.pop(core, None)
         return self.counts.pop(core, 0)
 
     def drop_composites(self) -> None:
@@ -103,10 +106,17 @@ class Vocabulary:
         wide = Vocabulary(self.generic, norm=self.norm)
         wide._prompt = self._prompt
         wide.counts = Counter(self.counts)
+        wide.replies = Counter(self.replies)
         wide._by_first = defaultdict(set, {k: set(v) for k, v in self._by_first.items()})
         for name in names:
             wide.add(self.norm(name))
         return wide
+
+    def without(self, core: Key) -> "Vocabulary":
+        """This vocabulary less one candidate, for reading a reply around its own reading."""
+        rest = self.widened(())
+        rest.discard(core)
+        return rest
 
     def _in_prompt(self, core: Key) -> bool:
         n = len(core)
@@ -186,6 +196,9 @@ def first_reading(response: str | None, generic: frozenset[str],
     answer = seg.answer or seg.text
     key = norm(seg.answer) if seg.answer else ()
     kind = classify(response, answer, key, generic, options, segment=seg)
+    if kind == REFUSAL and seg.answer and not (seg.listed or seg.remark) \
+            and getattr(norm, "named", lambda a: None)(seg.answer):
+        kind = ""                 # a symbol the question's table knows ("Na" for an element)
     if kind == "" and key and is_echo(normalise(seg.answer), generic) \
             and _folded_option(seg.answer, options) is None:
         kind = ECHO                   # "movies" for a movie question, whatever the key keeps
@@ -304,7 +317,7 @@ def _long(d: Decision, response: str, vocab: Vocabulary, generic: frozenset[str]
         return _committed_to(d, found, vocab, generic)
     if _uncommitted(d, text, response, vocab):
         return _refused(d)
-    d = _revise(d, vocab, generic)
+    d = _revise(d, vocab, generic, attest=False)
     if d.kind or not d.key:
         return d
     wide = vocab.widened(offered) if offered else vocab
@@ -324,7 +337,10 @@ def _committed_to(d: Decision, found: tuple[Key, str], vocab: Vocabulary,
     return _picked(d, core, sentence, generic, vocab.norm)
 
 
-def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision:
+def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
+            attest: bool = True) -> Decision:
+    """``attest``: the reading covers the reply (not a long reply's answer line alone), so
+    its other clauses can be read for the answer other replies give."""
     seg = d.segment
     if d.kind == REFUSAL and seg is not None and not (seg.listed or seg.remark or not seg.answer):
         return d                  # refused in so many words, or a hedge word: stays
@@ -341,6 +357,15 @@ def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision
         before = _voiced(d, vocab, seg)
         if len(before) == 1:      # "I keep coming back to X here. Have a great trip!"
             return _picked(d, before[0], d.reading.scan, generic, vocab.norm)
+    if attest and d.kind == "" and vocab.counts.get(_core(d.key, generic), 0) <= 1 \
+            and seg is not None and not (seg.listed or seg.whole or seg.corrected or seg.after_but):
+        # A reading no other reply gives, whose words beside a name are all prose ("I'm a
+        # sucker for X" read as "sucker", "X all the way", "Sooo X"), in a reply that names
+        # exactly one answer other replies give: that answer.
+        attested = None if _chosen_by_verb(seg) or re.search(r"\d", d.answer) \
+            else _attested(d, vocab, generic)
+        if attested is not None:
+            return _picked(d, attested, d.reading.scan, generic, vocab.norm)
     if d.kind == "" and d.key in vocab and not (seg is not None and seg.listed):
         # The response names a family answer: that is its pick, unless it names others
         # beside it without choosing between them.
@@ -352,7 +377,11 @@ def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision
         if len(inner) < 2:
             return d
     # Unsure, a remark, an echo or several options: what does the response mention?
-    texts = [_said(s) for s in d.reading.segments if not s.remark] or [d.reading.scan]
+    texts = [_said(s) for s in d.reading.segments if not s.remark]
+    if not texts and d.kind == REFUSAL and any(_UNDECIDED.search(s.text or "")
+                                               for s in d.reading.segments):
+        return d                  # "I'm torn between X and Y, tbh. Both would be great."
+    texts = texts or [d.reading.scan]
     named = vocab.mentions(" , ".join(texts))
     if not named:
         named = _voiced(d, vocab)
@@ -363,6 +392,61 @@ def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Decision
     if len(named) >= 2 or listed:
         return _among(d, vocab, generic, offered=True)
     return d
+
+
+# Words that open a clause granting something else: a name there is not the pick.
+_GRANTING = re.compile(r"\b(?:though|although|even|unless|except|if|while|whereas)\b", re.I)
+# A word drawn out for effect ("Sooo", "okayyy", "Yesss"): a voice, never part of a name.
+_DRAWN_OUT = re.compile(r"([^\W\d_])\1\1", re.I)
+
+
+def _attested(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Key | None:
+    """The one answer other replies give that this reply names, when its own reading is
+    only prose around it: every word of the reading outside that answer is in lower case
+    or drawn out ("weirdly underrated", "sucker", "X every single time", "Sooo X"). None
+    when the reply declines or asks back, or names two such answers; names in a clause
+    that turns them down, supposes or grants ("not X", "if you like X", "though X…") do
+    not count."""
+    if any(s.text and (declines(s.text) or _asked(s, d.reading) or _UNDECIDED.search(s.text))
+           for s in d.reading.segments):
+        return None
+    own = _core(d.key, generic)
+    look = vocab.without(own) if own in vocab.counts else vocab
+    named = []
+    for s in d.reading.segments:
+        text = _GRANTING.split(_named(s), 1)[0]
+        if s.negated or s.conditional or not text.strip():
+            continue
+        named += [c for c in look.mentions(text) if vocab.replies.get(c, 0) >= 2
+                  and c not in named and not _second_place(s.text or s.answer, c)]
+    if len(named) != 1:
+        return None
+    return named[0] if _prose_beside(d.answer, named[0], vocab.norm, generic) else None
+
+
+def _chosen_by_verb(seg: Segment) -> bool:
+    """A verb of choosing put the segment's answer ("I'd choose 64 for the lock")."""
+    before = (seg.text or "").split(seg.answer, 1)[0] if seg.answer else ""
+    return seg.cue and bool(set(_words(before)) & W.CHOICE_VERBS)
+
+
+def _prose_beside(answer: str, core: Key, norm, generic: frozenset[str],
+                  contrast: bool = False) -> bool:
+    """Every word of ``answer`` outside the candidate ``core`` is prose: in lower case, a
+    number, or drawn out ("X all the way", "X every single time", "X 100%", "Sooo X") —
+    no capitalised word of a name of its own. ``contrast``: lower-case words beside it are
+    prose only when the candidate's own words are written as a name (capitalised or
+    numbers); "chocolate chip cookie dough" is one name, not "chocolate chip" padded."""
+    inside = set(core) | generic
+    tokens = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", re.sub(r"\d+\s*%", " ", answer))
+    own = [t for t in tokens if norm(t) and set(norm(t)) <= inside]
+    rest = [t for t in tokens if t not in own]
+    if any(t[:1].isupper() and not _DRAWN_OUT.search(t) for t in rest):
+        return False              # a capitalised word of its own: a name, not prose
+    if contrast and any(t[:1].isdigit() for t in rest):
+        return False              # "Super Mario Bros 3": a sequel's number is its name
+    return not contrast or all(_DRAWN_OUT.search(t) for t in rest) \
+        or all(t[:1].isupper() or t[:1].isdigit() for t in own)
 
 
 def _voiced(d: Decision, vocab: Vocabulary, upto: Segment | None = None) -> list[Key]:
@@ -499,8 +583,9 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
         # a reading it states as its answer is a candidate.
         if d.kind == "" and d.key and (d.sure and _as_stated(r, d) or seen[d.key] >= 2
                                        and len(r or "") < LONG_REPLY) and not _prose(r, d):
-            vocab.add(d.key)
+            vocab.add(d.key, replies=(weights or {}).get(r, 1))
     vocab.drop_composites()
+    _drop_padded(first, vocab)
     for r, d in _set_phrases(first, vocab, weights).items():
         first[r] = d
     return {r: revise(d, vocab, generic, r) for r, d in first.items()}
@@ -522,6 +607,31 @@ def _prose(response: str | None, d: Decision) -> bool:
         # it is its prose ("go with your gut").
         return d.answer.islower() and len(said) >= 2 and bool(set(said) & _SPEAKERS)
     return bool(set(said) & _SPEAKERS) or all(W.is_filler(w) for w in said)
+
+
+def _drop_padded(first: dict, vocab: Vocabulary) -> None:
+    """A reading only one reply gives that is another reply's answer padded with prose
+    ("Spirited Away all the way", "Toy Story 3 every single time", "Sooo Up") is no
+    candidate of its own: the reply's reading is that answer."""
+    for r, d in list(first.items()):
+        if d.kind or not d.key or d.segment is None:
+            continue
+        core = _core(d.key, vocab.generic)
+        if vocab.counts.get(core, 0) != 1:
+            continue
+        inner = [c for c in vocab.without(core).mentions(d.answer)
+                 if vocab.replies.get(c, 0) >= 2]
+        if len(inner) != 1 or not _prose_beside(d.answer, inner[0], vocab.norm, vocab.generic,
+                                                contrast=True):
+            continue
+        surface = _surface(d.answer, inner[0], vocab.generic, vocab.norm)
+        key = vocab.norm(surface)
+        if _core(key, vocab.generic) == inner[0]:
+            vocab.discard(core)
+            seg = replace(d.segment, answer=surface)
+            reading = replace(d.reading, segments=tuple(
+                seg if s is d.segment else s for s in d.reading.segments))
+            first[r] = replace(d, answer=surface, reading=reading, segment=seg, key=key)
 
 
 def _as_stated(response: str | None, d: Decision) -> bool:

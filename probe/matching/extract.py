@@ -45,6 +45,19 @@ _BOLD_END = re.compile(r"(?<=[^\s*_.!?:;,])(\*\*|__)[ \t]+(?=[A-Z][a-z']*\s+[a-z
 _MARKED = re.compile(r"^(?P<name>.*?\S)\s*(?:(?:←|<-+|⟵|⬅️?|👈|[-–—:]+|\(|\[)\s*(?:this\s+is\s+|that's\s+)?"
                      r"(?:my|our|the)\s+(?:final\s+|top\s+|own\s+)?(?:pick|choice|vote|winner|answer|"
                      r"recommendation)\b.*|\s*(?:✓|✔️?|✅|☑️?)\W*)$", re.I)
+# Emoji after words on a line ("Nashville, TN 👍", "Spirited Away 😁 The nostalgia is
+# real"): a voice's punctuation, never part of the answer. A run before a capital ends the
+# sentence; at a line's end it goes; elsewhere it is a space. One that opens a line stays
+# ("✅ My choice: X").
+# Marks that choose ("Douro ✅", "Pegasus ⭐", "Zion 👈", "Gold 🏆") are kept for the list
+# readers.
+_EMOJI = (r"[\U0001F000-\U0001F3C5\U0001F3C7-\U0001F447\U0001F449-\U0001F450"
+          r"\U0001F452-\U0001F946\U0001F948-\U0001FAFF\u2600-\u2604\u2606-\u2610"
+          r"\u2612-\u2704\u2706-\u2712\u2715-\u27BF\u2B00-\u2B4F\u2B51-\u2BFF\uFE0F"
+          r"\u200D\u20E3\U000E0020-\U000E007F]")
+_EMOJI_RUN = re.compile(rf"(?<=[^\s{_EMOJI[1:-1]}])([ \t]*(?:{_EMOJI}[ \t]*)+)"
+                        rf"(?:(?=[A-Z])|(?=\n|$))", re.M)
+_EMOJI_MID = re.compile(rf"(?<=\S)[ \t]*(?:{_EMOJI})+[ \t]*(?=[^\s])")
 _TURN = re.compile(r"(?<=[^\s.!?:])\s+([QA]):(?=\s)")
 _MARKUP = re.compile(r"[*_`~]+|^\s*#+\s*")
 # A list item's mark: "- ", "• ", "1. ", "2) ", "a. ", "(B) ".
@@ -121,6 +134,8 @@ def _clean(response: str) -> str:
     if special and text[:special.start()].strip():
         text = text[:special.start()]     # "Monarch<end_of_turn>…": the rest is not the answer
     text = _SPECIAL.sub("\n", text.replace("\r", "\n"))
+    text = _EMOJI_RUN.sub(_emoji_stop, text)
+    text = _EMOJI_MID.sub(" ", text)
     text = re.sub(r"\bTL\s*;\s*DR\b", "TLDR", text, flags=re.I)
     # A closing "**" before a new sentence ends one ("**My choice: Iron** It's a classic").
     text = _BOLD_END.sub(r"\1. ", text)
@@ -130,6 +145,11 @@ def _clean(response: str) -> str:
         text = "".join(ch if ch == "\n" or unicodedata.category(ch)[0] != "C" else " "
                        for ch in text)
     return text
+
+
+def _emoji_stop(m: re.Match) -> str:
+    end = m.end()
+    return ". " if end < len(m.string) and m.string[end] not in "\n" else ""
 
 
 def _first_line_of(text: str) -> str:

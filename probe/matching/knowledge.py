@@ -65,12 +65,14 @@ def known_keyer(prompt_words: set[str], norm: Callable[[str], Key]) -> Callable[
         return norm
 
     @lru_cache(maxsize=65536)
-    def keyed(answer: str) -> Key:
+    def named(answer: str) -> str | None:
         folded = _fold(answer.strip(" .!?*_\"'“”‘’"))
-        for table in tables:
-            name = table().get(folded)
-            if name:
-                return norm(name)
-        return norm(answer)
+        return next((name for table in tables if (name := table().get(folded))), None)
 
+    @lru_cache(maxsize=65536)
+    def keyed(answer: str) -> Key:
+        name = named(answer)
+        return norm(name) if name else norm(answer)
+
+    keyed.named = named           # "Na" is sodium here, not "n/a"
     return keyed
