@@ -65,3 +65,16 @@ def test_an_element_symbol_is_not_n_a_but_n_a_still_declines():
     assert _answers(["Na!", "hmm… na", "N/A"], prompt, short) == ["Sodium", "Sodium", ""]
     # Outside an element question "na" is still "not applicable".
     assert _answers(["na"], "Which city should I visit?", ["Lisbon", "Porto"]) == [""]
+
+
+def test_a_question_back_is_no_pick_but_a_suggestion_put_as_one_is():
+    replies = ["Meaning what?", "Why?", "Hmm, which kind do you like? Then I'll pick 🙂",
+               "How about Osprey?", "Kestrel?"]
+    assert _answers(replies) == ["", "", "", "Osprey", "Kestrel"]
+
+
+def test_a_tie_a_toss_up_or_a_refusal_to_pick_is_no_pick():
+    replies = ["ugh, it's a toss-up for me, depends on my mood 😅",
+               "nah, refusing to pick, they're all cool birds",
+               "Kestrel and Osprey are tied for me, I can't break the tie lol"]
+    assert _answers(replies) == ["", "", ""]

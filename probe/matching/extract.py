@@ -724,9 +724,14 @@ def _asks_back(piece: str, line: str) -> bool:
     """A question back to the user ("Which dinosaur is your favourite?", "What's it
     for?"), not a suggestion ("How about a Monarch?", "What about Rome?")."""
     toks = _tokens(piece)
-    if len(toks) < 2 or not _put_as_question(piece, line):
+    if not toks or not _put_as_question(piece, line):
         return False
     lows = [_lower(t) for t in toks]
+    while len(lows) > 1 and lows[0] not in _WH and (W.is_filler(lows[0])
+                                                    or lows[0] in W.DISCOURSE):
+        lows, toks = lows[1:], toks[1:]       # "Hmm, what kind are you into?"
+    if len(lows) == 1 or lows[-1] in _WH and not any(t[:1].isupper() for t in toks[1:]):
+        return lows[-1] in _WH    # "Why?", "Meaning what?", "For what?"
     if lows[0] in W.AUXILIARIES | {"want", "any", "anything"} and not any(
             t[:1].isupper() for t in toks[1:] if _lower(t) != "i") \
             and {"you", "me", "your", "you've", "you'd", "you're"} & set(lows):
@@ -914,7 +919,8 @@ HARD_REFUSAL = re.compile(
     r"won'?t|do not|don'?t)\s(?:really\s)?(?:to\s)?(?:choose|pick|select|decide|provide|have (?:a |any )?"
     r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
     r"|\b(?:i\s?(?:do not|don'?t|don’t)|dunno)\s(?:really\s)?know\b|\bno idea\b"
-    r"|\bcan(?:not|'t|’t)\s(?:\w+ly\s)?(?:land|settle|narrow|decide|commit)\b"
+    r"|\bcan(?:not|'t|’t)\s(?:\w+ly\s)?(?:land|settle|narrow|decide|commit|break\s(?:the|a|this)\stie)\b"
+    r"|\brefus(?:e|es|ing)\sto\s(?:pick|choose|decide|play\sfavou?rites)\b"
     r"|\b(?:isn'?t|is not|isn’t)\s(?:really\s)?(?:something|a thing)\si\s(?:can|could)\b"
     r"|\bbe the one (?:deciding|choosing|picking|to (?:decide|choose|pick))\b"
     r"|\bget back to you\b|\bleave (?:that|this|it|the)\s?(?:choice|decision|one|call|pick)?\s?(?:up\s)?to you\b"

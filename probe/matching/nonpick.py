@@ -107,6 +107,9 @@ _HEDGE = re.compile(
     r"|\bit (?:really |all |just |honestly )?(?:depends|comes down to what you)\b"
     r"|\bwhichever (?:of these |of them |one )?(?:you|speaks|feels|works|suits)\b"
     r"|\b(?:need|have) to (?:decide|choose|pick) between\b"
+    # Indecision by its own words: a tie, a toss-up, a refusal to choose.
+    r"|\btoss ?up\b|\bcant break (?:the|a|this) tie\b|\b(?:tied|a tie|neck and neck) (?:for me|between)\b"
+    r"|\brefus(?:e|es|ing) to (?:pick|choose|decide|play favou?rites)\b"
 )
 
 
