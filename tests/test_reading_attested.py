@@ -78,3 +78,11 @@ def test_a_tie_a_toss_up_or_a_refusal_to_pick_is_no_pick():
                "nah, refusing to pick, they're all cool birds",
                "Kestrel and Osprey are tied for me, I can't break the tie lol"]
     assert _answers(replies) == ["", "", ""]
+
+
+def test_a_hedge_behind_an_interjection_or_adverb_still_declines():
+    replies = ["Literally any bird of prey works, you do you!",
+               "Ooh so many good ones! Kestrel, Osprey, Harrier... all great tbh"]
+    assert _answers(replies) == ["", ""]
+    # A title that opens like a hedge stays a name.
+    assert _answers(["So Many Men"], "Name a random song.", ["Jolene", "Jolene"]) == ["So Many Men"]

@@ -150,6 +150,21 @@ _OPENING_WORDS = re.compile(r"^(?:(?:honestly|frankly|truthfully|really|well|o+h
                             r"i think|i mean|to be honest|in the end|ultimately|sorry)\s+)+")
 
 
+def _openings_dropped(folded: str) -> list[str]:
+    """The sentence after each word of its opening voice: interjections ("ooh", "ugh",
+    "lol") and adverbs ("literally", "seriously"): "ooh so many good ones", "so many good
+    ones", "many good ones"."""
+    from probe.matching.words import _INTERJECTION
+
+    words = folded.split()
+    out = []
+    for i, w in enumerate(words[:4]):
+        if not (_INTERJECTION.match(w) or w.endswith("ly") and len(w) > 4 or w in ("so", "like")):
+            break
+        out.append(" ".join(words[i + 1:]))
+    return out
+
+
 def declines(sentence: str) -> bool:
     """A sentence that, by itself, declines to choose: "It depends on the vibe you're going
     for.", "Both are excellent choices.", "Honestly, there's no single right answer.",
@@ -276,9 +291,10 @@ def classify(response: str | None, answer: str, key: tuple[str, ...],
         if _TEMPLATE.match(_first_line(response or "").strip()):
             return REFUSAL
         for text in (segment.answer, segment.text):
-            folded = _folded(text)
-            if folded and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
-                           or bool(_HEDGE.search(folded))):
+            whole = _folded(text)
+            if any(folded and (folded in _NON_CHOICES or folded.startswith(_NON_CHOICE_OPENINGS)
+                               or bool(_HEDGE.search(folded)))
+                   for folded in (whole, *_openings_dropped(whole))):
                 return REFUSAL
     elif refuses(response, answer):
         return REFUSAL
