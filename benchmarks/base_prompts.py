@@ -7,11 +7,11 @@ non-picks (empty, refusal, echo, list) the matcher finds, per family and in all:
 
 Variants (all stop at the first newline; no shot ever shares a content word with the
 family's question, so none primes an answer):
-- three-shot + instruction  (probe's default before issue 15)
+- three-shot + instruction  (probe's default until 2026-12-02)
 - zero-shot + instruction   (`Q: …\\n<instruction>\\nA:`)
 - zero-shot, plain          (the released code's `Q: …\\nA:`)
 - three-shot, plain         (the solved examples without the instruction line)
-- five-shot + instruction
+- five-shot + instruction   (the default since: the fewest non-picks)
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ class SamplingOptions:
                               "stopped); by default each run draws a fresh one and records it.")
     base: bool = option("--base", is_flag=True,
                         help="Base-model prompting even if a chat template exists.")
-    shots: int = option("--shots", default=3, show_default=True,
+    shots: int = option("--shots", default=5, show_default=True,
                         help="Solved examples in base mode.")
     answer_format: str = option(
         "--answer-format", type=click.Choice(["words", "braces"]), default="words",

@@ -16,7 +16,9 @@ ANSWER_FORMATS = ("words", "braces")
 
 # Solved examples for base models, from domains unrelated to most families. Small base
 # models answer a bare "Q:/A:" prompt with rambling sentences; three of these first made
-# Gemma 3 270M give one-to-three-word answers (DESIGN.md).
+# Gemma 3 270M give one-to-three-word answers (DESIGN.md), and five give the fewest
+# non-picks on the bundled families (benchmarks/base_prompts.py: 19% of answers, against 27%
+# with three and 46-48% with none).
 SHOT_POOL: list[tuple[str, str]] = [
     ("Choose a random kitchen tool.", "Whisk"),
     ("Choose a random board game.", "Chess"),
@@ -39,7 +41,7 @@ def _content_words(text: str) -> set[str]:
     return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words}
 
 
-def pick_shots(direct: str, k: int = 3) -> list[tuple[str, str]]:
+def pick_shots(direct: str, k: int = 5) -> list[tuple[str, str]]:
     """``k`` solved examples sharing no content word with the family's direct prompt."""
     avoid = _content_words(direct)
     chosen = []

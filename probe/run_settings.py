@@ -35,7 +35,7 @@ class RunSettings:
     max_tokens: int = 25
     seed: int | None = None           # None: a fresh seed is drawn for each run
     base: bool = False
-    shots: int = 3
+    shots: int = 5
     system: str | None = None
     quick: bool = False
     dr_threshold: float = DR_THRESHOLD

@@ -142,7 +142,7 @@ def describe(settings, model: str | None = None, model_hash: str | None = None,
 
 def one_line(settings, model: str | None = None, model_hash: str | None = None,
              seed=None, skip: tuple[str, ...] = ()) -> str:
-    """``N 30 · T 0.6 · prompts base · shots 3 · rule probe · …`` for a line or a cell."""
+    """``N 30 · T 0.6 · prompts base · shots 5 · rule probe · …`` for a line or a cell."""
     return " · ".join(f"{s.label} {s.text}" for s in describe(settings, model, model_hash, seed)
                       if s.key not in skip
                       and not (s.key == "answer_format" and s.text == "words"))

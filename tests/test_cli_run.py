@@ -62,7 +62,7 @@ def test_run_default_model_json_record_follows_from_stored_samples(butterfly_pat
         assert top is None and rec["direct"]["dr"] == 0 and rec["bias_type"] == "non_bias"
     run = store.run(1)
     assert run.status == "finished" and run.model_hash.startswith("sha256:")
-    assert run.settings["style"]["mode"] == "base" and len(run.settings["style"]["shots"]) == 3
+    assert run.settings["style"]["mode"] == "base" and len(run.settings["style"]["shots"]) == 5
     assert run.probe_version and run.seed is not None and run.settings["seed"] == run.seed
     assert rec["seed"] == run.seed == 2 and run.ending == "finished" and run.samples_used == 42
 
