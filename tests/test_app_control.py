@@ -158,7 +158,7 @@ def test_seed_ending_and_samples_are_shown(isolated):
             row = dict(zip(app.screen.columns, map(str, cells)))
             assert row["ended"] == "quick check" and row["seed"] == "11"
             assert row["samples"] == f"{quick.samples_used}/60"
-            assert row["settings"] == "N 30 · T 0.6 · base 3 · probe"
+            assert row["settings"] == "N 30 · T 0.6 · base 5 · probe"
             await pilot.press("enter")
             title = str(app.screen.query_one("#run-title", Static).render())
             assert "seed 11" in title and "quick check" in title

@@ -58,8 +58,8 @@ def test_history_and_the_run_view_show_each_runs_settings_and_compare_warns(isol
             # The loosest form that fits the column, whole (the format last, never cut).
             width = table.columns["settings"].width
             assert len(rows[0]["settings"]) <= width
-            assert rows[0]["settings"].replace(" ", "") == "N50·T1·base3·reference·braces"
-            assert rows[1]["settings"].replace(" ", "") == "N10·T0.1·base3·probe"
+            assert rows[0]["settings"].replace(" ", "") == "N50·T1·base5·reference·braces"
+            assert rows[1]["settings"].replace(" ", "") == "N10·T0.1·base5·probe"
             # The highlighted run's every setting, even one this version does not know.
             detail = text_of(app.screen, "#run-detail")
             assert "answer format braces" in detail and "seed 6" in detail
