@@ -112,27 +112,29 @@ class Vocabulary:
             wide.add(self.norm(name))
         return wide
 
-    def without(self, core: Key) -> "Vocabulary":
-        """This vocabulary less one candidate, for reading a reply around its own reading."""
-        rest = self.widened(())
-        rest.discard(core)
-        return rest
-
     def _in_prompt(self, core: Key) -> bool:
         n = len(core)
         p = self._prompt
         return any(p[i:i + n] == core for i in range(len(p) - n + 1))
 
-    def mentions(self, text: str) -> list[Key]:
+    def mentions(self, text: str, besides: Key | None = None) -> list[Key]:
         """The distinct candidates ``text`` names, longest first where they overlap; a
-        candidate the question itself names ("between 1 and 100") is not a mention."""
+        candidate the question itself names ("between 1 and 100") is not a mention.
+        ``besides``: a candidate left out, as if it were none (a reply read around its own
+        reading)."""
+        if besides is not None and besides in self.counts:
+            return self._mentions(text, besides)
         if text not in self._said:
             if len(self._said) > 4096:
                 self._said.clear()
             self._said[text] = self._mentions(text)
         return list(self._said[text])
 
-    def _mentions(self, text: str) -> list[Key]:
+    def attested(self, text: str, besides: Key | None = None) -> list[Key]:
+        """The candidates ``text`` names that two or more replies give."""
+        return [c for c in self.mentions(text, besides) if self.replies.get(c, 0) >= 2]
+
+    def _mentions(self, text: str, besides: Key | None = None) -> list[Key]:
         # Each part between commas, slashes and "or" is read alone, so a part never reads
         # as the place of the one before it ("Istanbul, Rio de Janeiro" names two cities).
         words: list[str] = []
@@ -143,7 +145,7 @@ class Vocabulary:
         i = 0
         while i < len(words):
             best = max((c for c in self._by_first.get(words[i], ())
-                        if tuple(words[i:i + len(c)]) == c), key=len, default=None)
+                        if c != besides and tuple(words[i:i + len(c)]) == c), key=len, default=None)
             if best is None:
                 i += 1
                 continue
@@ -351,13 +353,14 @@ def _revise(d: Decision, vocab: Vocabulary, generic: frozenset[str],
             and d.key not in vocab:
         # "Blue & purple", "Sudan and Nigeria": two of the family's answers side by side.
         return _refused(d)
-    if d.kind == "" and vocab.counts.get(_core(d.key, generic), 0) <= 1 and seg is not None \
+    alone = vocab.counts.get(_core(d.key, generic), 0) <= 1     # no other reply gives it
+    if d.kind == "" and alone and seg is not None \
             and not seg.cue and not (seg.whole and seg.answer[:1].isupper()):
         # A reading no other reply gives, after a remark that names a candidate.
         before = _voiced(d, vocab, seg)
         if len(before) == 1:      # "I keep coming back to X here. Have a great trip!"
             return _picked(d, before[0], d.reading.scan, generic, vocab.norm)
-    if attest and d.kind == "" and vocab.counts.get(_core(d.key, generic), 0) <= 1 \
+    if attest and d.kind == "" and alone \
             and seg is not None and not (seg.listed or seg.whole or seg.corrected or seg.after_but):
         # A reading no other reply gives, whose words beside a name are all prose ("I'm a
         # sucker for X" read as "sucker", "X all the way", "Sooo X"), in a reply that names
@@ -411,14 +414,13 @@ def _attested(d: Decision, vocab: Vocabulary, generic: frozenset[str]) -> Key | 
            for s in d.reading.segments):
         return None
     own = _core(d.key, generic)
-    look = vocab.without(own) if own in vocab.counts else vocab
     named = []
     for s in d.reading.segments:
         text = _GRANTING.split(_named(s), 1)[0]
         if s.negated or s.conditional or not text.strip():
             continue
-        named += [c for c in look.mentions(text) if vocab.replies.get(c, 0) >= 2
-                  and c not in named and not _second_place(s.text or s.answer, c)]
+        named += [c for c in vocab.attested(text, own)
+                  if c not in named and not _second_place(s.text or s.answer, c)]
     if len(named) != 1:
         return None
     return named[0] if _prose_beside(d.answer, named[0], vocab.norm, generic) else None
@@ -619,8 +621,7 @@ def _drop_padded(first: dict, vocab: Vocabulary) -> None:
         core = _core(d.key, vocab.generic)
         if vocab.counts.get(core, 0) != 1:
             continue
-        inner = [c for c in vocab.without(core).mentions(d.answer)
-                 if vocab.replies.get(c, 0) >= 2]
+        inner = vocab.attested(d.answer, core)
         if len(inner) != 1 or not _prose_beside(d.answer, inner[0], vocab.norm, vocab.generic,
                                                 contrast=True):
             continue

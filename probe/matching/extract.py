@@ -149,7 +149,7 @@ def _clean(response: str) -> str:
 
 def _emoji_stop(m: re.Match) -> str:
     end = m.end()
-    return ". " if end < len(m.string) and m.string[end] not in "\n" else ""
+    return ". " if end < len(m.string) and m.string[end] != "\n" else ""
 
 
 def _first_line_of(text: str) -> str:

@@ -154,12 +154,12 @@ def _openings_dropped(folded: str) -> list[str]:
     """The sentence after each word of its opening voice: interjections ("ooh", "ugh",
     "lol") and adverbs ("literally", "seriously"): "ooh so many good ones", "so many good
     ones", "many good ones"."""
-    from probe.matching.words import _INTERJECTION
+    from probe.matching.words import is_interjection
 
     words = folded.split()
     out = []
     for i, w in enumerate(words[:4]):
-        if not (_INTERJECTION.match(w) or w.endswith("ly") and len(w) > 4 or w in ("so", "like")):
+        if not (is_interjection(w) or w.endswith("ly") and len(w) > 4 or w in ("so", "like")):
             break
         out.append(" ".join(words[i + 1:]))
     return out

@@ -118,5 +118,10 @@ _INTERJECTION = re.compile(r"^(?:o+h+|a+h+|h+m+|u+m+|u+h+|e+r+m*|w+o+w+|(?:ha)+h
                            r"|o+k+a+y+|lo+l+|omg+|welp|bruh+|ngl|lowkey|highkey|fr|legit|srsly|deadass)$")
 
 
+def is_interjection(word: str) -> bool:
+    """"ooh", "hmm", "ugh", "lol", "ngl": a voice, never a word of the answer."""
+    return bool(_INTERJECTION.match(word))
+
+
 def is_filler(word: str) -> bool:
-    return word in FILLER or bool(_INTERJECTION.match(word))
+    return word in FILLER or is_interjection(word)
