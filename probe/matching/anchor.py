@@ -155,6 +155,87 @@ class Vocabulary:
         return found
 
 
+# ------------------------------------------------------------------- frames
+
+# A reply short enough to be one frame around its answer.
+FRAMED_REPLY = 200
+
+
+def _folded_chars(text: str) -> str:
+    """``text`` with its spaces collapsed and each letter in lower case, character for
+    character (so a position in it is a position in the collapsed text)."""
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+class Frames:
+    """A model's habits of phrasing within a family: the words around the answer of a reply
+    that reads cleanly ("pick ___ and thank me later", "Saddle up for ___, friend.",
+    "me? ___. every time."). Another reply made of the same words around something else
+    ("pick back to the future and thank me later") answers that something, however its own
+    sentence reads. Frames are learned only from replies whose answer two or more replies
+    give, and only hold when the words around the answer include a word."""
+
+    def __init__(self) -> None:
+        self._frames: set[tuple[str, str]] = set()
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def learn(self, response: str | None, d: Decision, vocab: Vocabulary) -> None:
+        if not response or len(response) > FRAMED_REPLY or "\n" in response.strip() \
+                or d.kind or not d.key or d.reading is None or d.reading.braced:
+            return
+        core = _core(d.key, vocab.generic)
+        if vocab.replies.get(core, 0) < 2:
+            return
+        written = " ".join(response.split())
+        text = _folded_chars(written)
+        answer = _folded_chars(" ".join(d.answer.split()))
+        if not answer or text.count(answer) != 1:
+            return
+        before, _, after = text.partition(answer)
+        context = re.findall(r"[^\W_]+", before + " " + after)
+        if (len(context) >= 2 or any(w not in W.FUNCTION for w in context)) \
+                and _bounded(before, after) \
+                and not _name_goes_on(written[len(before) + len(answer):]) \
+                and not vocab.mentions(before + " , " + after):
+            # Words around it that name another answer are a choice, not a habit
+            # ("X is the best, Y is mid").
+            self._frames.add((before, after))
+
+    def slot(self, response: str | None) -> str | None:
+        """What fills the most specific frame ``response`` is made of, as it wrote it."""
+        if not self._frames or not response or len(response) > FRAMED_REPLY \
+                or "\n" in response.strip():
+            return None
+        written = " ".join(response.split())
+        text = _folded_chars(written)
+        best = None
+        for before, after in self._frames:
+            if len(text) > len(before) + len(after) and text.startswith(before) \
+                    and text.endswith(after) and (best is None or len(before) + len(after) > best[0]
+                                                  or len(before) + len(after) == best[0]
+                                                  and (before, after) < best[1]):
+                best = (len(before) + len(after), (before, after))
+        if best is None:
+            return None
+        before, after = best[1]
+        inside = written[len(before):len(written) - len(after)].strip()
+        return inside if 0 < len(inside.split()) <= MAX_CANDIDATE_WORDS else None
+
+
+def _bounded(before: str, after: str) -> bool:
+    """The answer stood as words of its own: a space, a quote or a bracket before it, and a
+    space or a mark after it ("#FFD700" is one name, not "#" before "FFD700")."""
+    return (not before or before[-1] in " \"'“‘*_([") and (not after or after[0] in " .,!?;:\"'”’*_)]…")
+
+
+def _name_goes_on(after: str) -> bool:
+    """The word after a reading is capitalised: the name may go on ("Elizabeth I")."""
+    word = after.lstrip(" ").split(" ", 1)[0]
+    return after[:1] == " " and word[:1].isupper()
+
+
 def _as_written(response: str | None, reading: Reading, norm, unformatted: bool = False
                 ) -> Decision:
     """A non-pick kept as the response wrote it."""
@@ -485,6 +566,8 @@ def _among(d: Decision, vocab: Vocabulary, generic: frozenset[str],
                 or not (s.cue or s.corrected or s.after_but):
             continue
         inner = vocab.mentions(s.answer)
+        if inner and s.after_but and _RUNNER_UP.search(s.text or ""):
+            continue                       # "…, but Puma is a close second"
         if len(inner) == 1 or (len(inner) > 1 and not is_list(s.answer)
                                and not _PARTS.search(s.answer)):
             firm.append((s, inner[0]))     # "Monarch over the Morpho": the first one
@@ -505,6 +588,9 @@ def _among(d: Decision, vocab: Vocabulary, generic: frozenset[str],
     return _refused(d)
 
 
+# A name put in second place after "but": "…, but Puma is a close second".
+_RUNNER_UP = re.compile(r"\b(?:(?:close|strong|near) )?(?:second|runner[- ]up|backup|fallback)\b",
+                        re.I)
 _SET_ASIDE = re.compile(r"\b(?:not|never|rather than|instead of|over|unlike)\b", re.I)
 
 
@@ -590,7 +676,41 @@ def decide_all(responses: Iterable[str | None], generic: frozenset[str],
     _drop_padded(first, vocab)
     for r, d in _set_phrases(first, vocab, weights).items():
         first[r] = d
-    return {r: revise(d, vocab, generic, r) for r, d in first.items()}
+    out = {r: revise(d, vocab, generic, r) for r, d in first.items()}
+    out.update(_framed(out, vocab, generic, options, question, norm, braces))
+    return out
+
+
+def _framed(decided: dict, vocab: Vocabulary, generic: frozenset[str], options: frozenset[str],
+            question: frozenset[str], norm, braces: bool) -> dict:
+    """Replies made of another reply's frame around something else, read for what fills it.
+    Frames come from the replies' final readings, so a frame that every reply wraps in an
+    idiom is learned from a reply whose answer the family attests ("crown X and thank me
+    later" read as X)."""
+    frames = Frames()
+    for r, d in decided.items():
+        frames.learn(r, d, vocab)
+    out = {}
+    for r, d in decided.items():
+        own = reframed(r, d, frames, vocab, generic, options, question, norm, braces)
+        if own is not None:
+            out[r] = own
+    return out
+
+
+def reframed(response: str | None, d: Decision, frames: Frames, vocab: Vocabulary,
+             generic: frozenset[str], options: frozenset[str], question: frozenset[str],
+             norm=normalise, braces: bool = False) -> Decision | None:
+    """The reading of what fills a frame ``response`` is made of, when that is a pick other
+    than ``d``'s; else None."""
+    inside = frames.slot(response)
+    if inside is None or d.kind == "" and vocab.replies.get(_core(d.key, generic), 0) >= 2:
+        return None               # no frame, or a reading the family already attests
+    own = first_reading(inside, generic, options, question, norm, braces)
+    if own.kind or not own.key or own.key == d.key:
+        return None
+    own = revise(replace(own, sure=True), vocab, generic, inside)
+    return own if own.kind == "" and own.key and own.key != d.key else None
 
 
 # Words that make a reading a phrase of a reply's prose, not a name: the speaker and the

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from probe.matching import rules
-from probe.matching.anchor import (Decision, Vocabulary, decide_all, first_reading,
-                                   question_words, revise)
+from probe.matching.anchor import (Decision, Frames, Vocabulary, decide_all, first_reading,
+                                   question_words, reframed, revise)
 from probe.matching.extract import extract
 from probe.matching.knowledge import known_keyer
 from probe.matching.nonpick import EMPTY, REFUSAL, generic_words, prompt_options
@@ -374,6 +374,7 @@ class Canonicalizer:
                              years=asks_for_years(prompt))
         self.vocab = Vocabulary(self.generic, prompt, self.norm)
         self.question = question_words(prompt)
+        self.frames = Frames()
         for i in range(len(self.set.keys)):
             self.vocab.add(self.set.keys[i], 2)
 
@@ -382,8 +383,11 @@ class Canonicalizer:
         unsure responses against the answers seen so far)."""
         d = revise(first_reading(response, self.generic, self.options, self.question,
                                  self.norm, self.braces), self.vocab, self.generic, response)
+        d = reframed(response, d, self.frames, self.vocab, self.generic, self.options,
+                     self.question, self.norm, self.braces) or d
         if d.kind == "" and d.key and d.sure:
             self.vocab.add(d.key)
+        self.frames.learn(response, d, self.vocab)
         answer = d.answer
         key, kind = _key_of(d)
         if not key:

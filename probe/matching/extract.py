@@ -581,6 +581,31 @@ def _label(head: list[str], tail: str) -> bool:
             and not any(_lower(t) in W.PREDICATE_VERBS or _apostrophe_filler(t) for t in name))
 
 
+def _clause_before_name(head_text: str, tail: str) -> bool:
+    """A sentence with its own subject before a colon, and a short name alone after it,
+    ending the sentence: "The clues all pointed one way: June.", "I finally figured it out:
+    Kyoto." The sentence leads in to the name. Not a heading or a list's head ("A few
+    thoughts: …", "Runner-up: …"), a scene ("First, 10 AM: …"), a sentence that declines
+    ("It depends on one thing: budget"), or a name followed by what is said of it
+    ("Mandarin is popular")."""
+    from probe.matching.nonpick import declines
+
+    head = _tokens(head_text)
+    toks = _tokens(tail)
+    if len(head) < 3 or not 1 <= len(toks) <= 4 or re.search(r"[,(\[]", head_text + tail) \
+            or not _content(toks) or re.search(r"\s(?:and|or|nor|&|vs\.?|versus)\s", tail, re.I):
+        return False
+    lows = [_lower(t).partition("'")[0] for t in head]
+    if lows[0] not in W.PRONOUNS | W.DETERMINERS - {"a", "an", "some", "any"} \
+            or set(lows) & (W.CHOICE_NOUNS - {"one"} | W.LABELS | W.QUANTIFIERS) \
+            or _lower(toks[0]).partition("'")[0] in W.PRONOUNS | W.HEDGE_SUBJECTS \
+            or any(_lower(t) in W.PREDICATE_VERBS for t in toks):
+        return False
+    if _is_title_like(head_text) or declines(head_text):
+        return False
+    return name_like(tail)
+
+
 def _lines_after_list(text: str) -> list[str]:
     """The content lines after a response's list of options."""
     lines = [ln for ln in text.split("\n") if _MARKUP.sub("", ln).strip()]
@@ -633,7 +658,9 @@ def _read_line(line: str) -> tuple[Segment, ...]:
                 or (mark == "colon" and i + 1 < len(pieces) and pieces[i + 1][0].count(",") >= 2
                     and not any(t[:1].isupper() for t in toks_i[1:]) and len(toks_i) <= 4)
                 or (mark == "colon" and _label(toks_i, pieces[i + 1][0] if i + 1 < len(pieces)
-                                               else ""))):
+                                               else ""))
+                or (mark == "colon" and i + 1 < len(pieces) and pieces[i + 1][1] == "end"
+                    and _clause_before_name(text_i, pieces[i + 1][0]))):
             # "A: Monet", "Quick pick: Obsidian" (labels), "Without overthinking it: …" (a
             # scene set): not answers.
             segments.append(Segment("", text=_strip(text_i), cue=True))
@@ -716,7 +743,10 @@ def _adverb_asked(piece: str, line: str) -> bool:
     """"Today?", "Now?": an adverb alone as a question, the answer to follow."""
     from probe.matching import lexicon
 
-    parts = lexicon.parts_of_speech(_lower(piece.strip()))
+    word = _lower(piece.strip())
+    if word in ("me", "mine", "moi", "us", "ours", "myself") and _put_as_question(piece, line):
+        return True               # "Me? Italy.": the speaker asked, the answer to follow
+    parts = lexicon.parts_of_speech(word)
     return _put_as_question(piece, line) and "ADV" in parts and "ADJ" not in parts
 
 
@@ -914,20 +944,7 @@ def _remark(tokens: list[str]) -> bool:
 
 
 # A refusal in so many words: "I can't choose", "As an AI…".
-HARD_REFUSAL = re.compile(
-    r"\b(?:i\s?(?:can(?:not|'t|’t)|am unable|'m unable|’m unable|am not able|'m not able|"
-    r"won'?t|do not|don'?t)\s(?:really\s)?(?:to\s)?(?:choose|pick|select|decide|provide|have (?:a |any )?"
-    r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
-    r"|\b(?:i\s?(?:do not|don'?t|don’t)|dunno)\s(?:really\s)?know\b|\bno idea\b"
-    r"|\bcan(?:not|'t|’t)\s(?:\w+ly\s)?(?:land|settle|narrow|decide|commit|break\s(?:the|a|this)\stie)\b"
-    r"|\brefus(?:e|es|ing)\sto\s(?:pick|choose|decide|play\sfavou?rites)\b"
-    r"|\b(?:isn'?t|is not|isn’t)\s(?:really\s)?(?:something|a thing)\si\s(?:can|could)\b"
-    r"|\bbe the one (?:deciding|choosing|picking|to (?:decide|choose|pick))\b"
-    r"|\bget back to you\b|\bleave (?:that|this|it|the)\s?(?:choice|decision|one|call|pick)?\s?(?:up\s)?to you\b"
-    r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"
-    r"as a (?:language model|large language model))",
-    re.I,
-)
+HARD_REFUSAL = W.HARD_REFUSAL
 
 
 def _place_after_comma(rest: str) -> bool:
@@ -1170,6 +1187,53 @@ def _verb_clause(answer: str, text: str) -> bool:
     return before in _SUBJECTS or (after in _OBJECTS and len(atoks) == 1)
 
 
+def _addressed(text: str) -> int:
+    """Where the answer may start after an opening that only calls the listener, up to a
+    comma ("Oh sweetie, …", "Well partner, …", "Listen, kid, …", "My dear friend, …"); 0
+    when the text does not open so."""
+    at = 0
+    called = False
+    while True:
+        m = re.match(r"\s*((?:[^\W\d_]+['’]?[^\W\d_]*\s*){1,4}),\s*(?=\S)", text[at:])
+        if not m:
+            break
+        words = [_lower(t) for t in _tokens(m.group(1))]
+        k = 0
+        while k < len(words) and (W.is_filler(words[k]) or words[k] in _ATTENTION) \
+                and words[k] not in W.ADDRESS_LEADS:
+            k += 1
+        n = W.address_words(words[k:])
+        if k + n != len(words):
+            break
+        called = called or n > 0
+        at += m.end()
+    rest = _tokens(text[at:])
+    if not called:
+        # Without a comma: "bestie it's X", "hun I'd say X" — a term of address, then a
+        # clause of the speaker's.
+        lows = [_lower(t) for t in rest[:4]]
+        k = 0
+        while k < len(lows) and W.is_interjection(lows[k]):
+            k += 1
+        n = W.address_words(lows[k:])
+        if not n or k + n >= len(lows) \
+                or lows[k + n].partition("'")[0].partition("’")[0] not in _SUBJECTS_AFTER_CALL \
+                or text[at:][:1].isupper():
+            return 0
+        return at + _offset(text[at:], rest, k + n)
+    if len(rest) >= 3 and all(t[:1].isupper() or t in _SMALL_WORDS for t in rest):
+        return 0                  # "Honey, I Shrunk the Kids": a title that opens so
+    if not _content(rest):
+        return 0                  # "Honey, hands down": the word was the answer
+    return at
+
+
+# Subjects that open the speaker's clause after a term of address: "bestie it's X".
+_SUBJECTS_AFTER_CALL = frozenset("i it you u we they he she".split())
+# Words that only ask for the listener's attention before a comma: "Listen, kid, …".
+_ATTENTION = frozenset("listen look hey see say yo psst behold".split())
+
+
 def _read_segment_shape(text: str, cue_before: bool) -> Segment:
     offered = _OFFERED.match(text)
     if offered and _content(_tokens(offered.group(1))):
@@ -1183,6 +1247,13 @@ def _read_segment_shape(text: str, cue_before: bool) -> Segment:
             and _lower(m.group(1)) not in W.PRONOUNS | W.DETERMINERS \
             and not _place_after_comma(text[m.end():]):
         text = text[m.end():]         # "Easy, Allosaurus", "Honestly, Kotlin"
+    addressed = _addressed(text)
+    if addressed:
+        text = text[addressed:]       # "Oh sweetie, the Ganges", "Well partner, I reckon X"
+    head, comma, tail = text.rpartition(",")
+    if comma and head.strip() and _tokens(tail) \
+            and W.address_words([_lower(t) for t in _tokens(tail)]) == len(_tokens(tail)):
+        text = head                   # "…, dear.", "…, ye scallywag": the listener
     described = _DESCRIBED.match(text)
     if described and _content(_tokens(described.group(1))):
         # "The one that stands out is Kyoto", "The first that comes to mind is X".
@@ -1357,7 +1428,9 @@ def _read_segment_shape(text: str, cue_before: bool) -> Segment:
         tail_toks = _tokens(tail)
         if not _content(tail_toks) or (tail_toks and (_lower(tail_toks[0]) in W.FUNCTION
                                                       or _lower(tail_toks[0]) in W.NEGATIONS
-                                                      or _apostrophe_filler(tail_toks[0]))):
+                                                      or _apostrophe_filler(tail_toks[0]))) \
+                or W.address_words([_lower(t) for t in tail_toks]):
+            # "… , honey", "…, ye scallywag": the listener, not part of the name.
             body = head
             cut = cut or bool(_content(tail_toks))
     # Trailing filler ("Monarch it is", "Poodle for sure", "Monarch all the way"), and an

@@ -54,7 +54,8 @@ _NON_CHOICE_OPENINGS = (
 # A refusal anywhere near the start of the response, whatever the answer extracted.
 _HARD_REFUSAL = re.compile(
     r"\b(?:i\s?(?:can(?:not|'t|’t)|am unable|'m unable|’m unable|am not able|'m not able|"
-    r"won'?t|do not|don'?t)\s(?:choose|pick|select|decide|provide|have (?:a |any )?"
+    r"won'?t|will not|['’]ll not|shan['’]?t|do not|don'?t)\s(?:be\s)?"
+    r"(?:choos(?:e|ing|in['’])|pick(?:ing|in['’])?|select|decide|provide|have (?:a |any )?"
     r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
     r"|\bcan(?:not|'t|’t)\s(?:\w+ly\s)?(?:land on|settle on|decide|commit to)\s(?:one|a single|just one)\b"
     r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"

@@ -113,9 +113,51 @@ NEGATIONS = frozenset("not no never nor n't cannot cant can't won't wont don't d
                       "skip avoid forget except".split())
 
 
+# Terms of address: who a reply speaks to, set off by a comma ("Yangtze, honey.", "Oh
+# sweetie, X", "Santorini, brah", "X, ye scallywag"): the listener, never the answer.
+ADDRESS = frozenset("""
+honey hon hun sweetie sweetheart sweetpea darling darlin dear dearie deary love luv babe
+baby buddy bud pal mate matey friend friends folks partner pardner sir sirs madam madame
+ma'am maam miss mister kid kiddo son sonny lad lads laddie lass lassie
+dude dudes bro bros brah bruh bestie besties fam guys gals y'all yall chief boss champ sport
+soldier soldiers private recruit recruits cadet maggot maggots traveler traveller stranger
+sire milord milady m'lord m'lady lord lady comrade human humans mortal mortals earthling
+landlubber scallywag scallywags captain cap'n darlings sweeties cuz cousin
+youngster youngsters ladies gentlemen
+""".split())
+# Words that may lead a term of address: "my friend", "ye scallywag", "young man".
+ADDRESS_LEADS = frozenset("my ye you young old dear little good sweet".split())
+
+
+def address_words(words: list[str]) -> int:
+    """How many of ``words`` (lower case), from the first, are a term of address ("my
+    dear friend", "ye scallywag", "brah", "you old goat"); 0 when they do not open with
+    one."""
+    if len(words) >= 2 and words[0] in ("ye", "you") and len(words) <= 4:
+        from probe.matching import lexicon
+
+        rest = [w for w in words[1:] if w not in ADDRESS_LEADS]
+        def verb(w: str) -> bool:
+            pos = lexicon.parts_of_speech(w)
+            return bool(pos) and not pos & {"NOUN", "ADJ"}
+
+        if rest and not any(w in FUNCTION or w in DISCOURSE or verb(w) for w in rest):
+            return len(words)     # "ye bilge rat", "you old goat": a name for the listener
+    k = 0
+    while k < len(words) and k < 2 and words[k] in ADDRESS_LEADS:
+        k += 1
+    j = k
+    while j < len(words) and words[j] in ADDRESS:
+        j += 1
+    return j if j > k else 0
+
+
 _INTERJECTION = re.compile(r"^(?:o+h+|a+h+|h+m+|u+m+|u+h+|e+r+m*|w+o+w+|(?:ha)+h?|y+a+y+|whoa+"
                            r"|hey+|ye+s+|no+pe|o+o+h+|aw+|eh+|ugh+|phew|gosh|golly|wel+"
-                           r"|o+k+a+y+|lo+l+|omg+|welp|bruh+|ngl|lowkey|highkey|fr|legit|srsly|deadass)$")
+                           r"|o+k+a+y+|lo+l+|omg+|welp|bruh+|ngl|lowkey|highkey|fr|legit|srsly|deadass"
+                           # texting's own: "jaws, duh", "X ftw", "Y fr fr", "Z istg"
+                           r"|du+h+|ftw|frfr|ong|istg|idc|tbf|icl|smh|lmf?ao+|rofl|omfg|periodt+"
+                           r"|obvi|obvs|ikr|iykyk|jk|me+h+|oo+f+|yikes|hbu|wbu|fyi)$")
 
 
 def is_interjection(word: str) -> bool:
@@ -125,3 +167,22 @@ def is_interjection(word: str) -> bool:
 
 def is_filler(word: str) -> bool:
     return word in FILLER or is_interjection(word)
+
+
+# A refusal to choose in so many words: "I can't pick", "I'll not be choosin'", "can't
+# settle on one", "refusing to pick", "as an AI".
+HARD_REFUSAL = re.compile(
+    r"\b(?:i\s?(?:can(?:not|'t|’t)|am unable|'m unable|’m unable|am not able|'m not able|"
+    r"won'?t|will not|['’]ll not|shan['’]?t|do not|don'?t)\s(?:really\s)?(?:be\s)?(?:to\s)?"
+    r"(?:choos(?:e|ing|in['’])|pick(?:ing|in['’])?|select|decid(?:e|ing|in['’])|provide|have (?:a |any )?"
+    r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
+    r"|\b(?:i\s?(?:do not|don'?t|don’t)|dunno)\s(?:really\s)?know\b|\bno idea\b"
+    r"|\bcan(?:not|'t|’t)\s(?:\w+ly\s)?(?:land|settle|narrow|decide|commit|break\s(?:the|a|this)\stie)\b"
+    r"|\brefus(?:e|es|ing)\sto\s(?:pick|choose|decide|play\sfavou?rites)\b"
+    r"|\b(?:isn'?t|is not|isn’t)\s(?:really\s)?(?:something|a thing)\si\s(?:can|could)\b"
+    r"|\bbe the one (?:deciding|choosing|picking|to (?:decide|choose|pick))\b"
+    r"|\bget back to you\b|\bleave (?:that|this|it|the)\s?(?:choice|decision|one|call|pick)?\s?(?:up\s)?to you\b"
+    r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"
+    r"as a (?:language model|large language model))",
+    re.I,
+)
