@@ -123,7 +123,7 @@ dude dudes bro bros brah bruh bestie besties fam guys gals y'all yall chief boss
 soldier soldiers private recruit recruits cadet maggot maggots traveler traveller stranger
 sire milord milady m'lord m'lady lord lady comrade human humans mortal mortals earthling
 landlubber scallywag scallywags captain cap'n darlings sweeties cuz cousin
-youngster youngsters ladies gentlemen
+youngster youngsters ladies gentlemen dawg homie fella chum
 """.split())
 # Words that may lead a term of address: "my friend", "ye scallywag", "young man".
 ADDRESS_LEADS = frozenset("my ye you young old dear little good sweet".split())
@@ -143,13 +143,16 @@ def address_words(words: list[str]) -> int:
 
         if rest and not any(w in FUNCTION or w in DISCOURSE or verb(w) for w in rest):
             return len(words)     # "ye bilge rat", "you old goat": a name for the listener
-    k = 0
-    while k < len(words) and k < 2 and words[k] in ADDRESS_LEADS:
-        k += 1
-    j = k
-    while j < len(words) and words[j] in ADDRESS:
-        j += 1
-    return j if j > k else 0
+    leads = 0
+    while leads < len(words) and leads < 2 and words[leads] in ADDRESS_LEADS:
+        leads += 1
+    for k in range(leads, -1, -1):      # "dear" leads "dear friend" and is one alone
+        j = k
+        while j < len(words) and words[j] in ADDRESS:
+            j += 1
+        if j > k:
+            return j
+    return 0
 
 
 _INTERJECTION = re.compile(r"^(?:o+h+|a+h+|h+m+|u+m+|u+h+|e+r+m*|w+o+w+|(?:ha)+h?|y+a+y+|whoa+"
