@@ -1194,7 +1194,7 @@ def _addressed(text: str) -> int:
     at = 0
     called = False
     while True:
-        m = re.match(r"\s*((?:[^\W\d_]+['’]?[^\W\d_]*\s*){1,4}),\s*(?=\S)", text[at:])
+        m = _CALLED.match(text, at)
         if not m:
             break
         words = [_lower(t) for t in _tokens(m.group(1))]
@@ -1206,7 +1206,7 @@ def _addressed(text: str) -> int:
         if k + n != len(words):
             break
         called = called or n > 0
-        at += m.end()
+        at = m.end()
     rest = _tokens(text[at:])
     if not called:
         # Without a comma: "bestie it's X", "hun I'd say X" — a term of address, then a
@@ -1228,6 +1228,9 @@ def _addressed(text: str) -> int:
     return at
 
 
+# Up to four words before a comma, each a letter then letters or apostrophes (one way to
+# match them, so no backtracking on a long sentence).
+_CALLED = re.compile(r"\s*([^\W\d_][\w'’]*(?:\s+[^\W\d_][\w'’]*){0,3})\s*,\s*(?=\S)")
 # Subjects that open the speaker's clause after a term of address: "bestie it's X".
 _SUBJECTS_AFTER_CALL = frozenset("i it you u we they he she".split())
 # Words that only ask for the listener's attention before a comma: "Listen, kid, …".
