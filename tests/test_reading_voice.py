@@ -71,3 +71,12 @@ def test_texting_interjections_are_voice_not_options():
 
 def test_a_name_put_second_after_but_is_not_the_pick():
     assert _answers(["ok neptune, but saturn is a close second"]) == ["Neptune"]
+
+
+def test_the_live_view_learns_a_frame_as_replies_arrive():
+    from probe.matching import Canonicalizer
+
+    live = Canonicalizer("What's the best movie of all time?")
+    for reply in ["Alien", "Alien", "crown alien and thank me later"]:
+        live.add(reply)
+    assert live.add("crown the big lebowski and thank me later").answer == "the big lebowski"
