@@ -80,3 +80,15 @@ def test_the_live_view_learns_a_frame_as_replies_arrive():
     for reply in ["Alien", "Alien", "crown alien and thank me later"]:
         live.add(reply)
     assert live.add("crown the big lebowski and thank me later").answer == "the big lebowski"
+
+
+def test_a_stage_direction_is_the_characters_action_not_the_answer():
+    replies = ["*adjusts monocle* Saturn, naturally.",
+               "*yawns and stretches* mm... jupiter. wake me later.",
+               "(taps the telescope) Neptune, without a doubt.",
+               "I'd pick *Mars*"]
+    assert _answers(replies) == ["Saturn", "Jupiter", "Neptune", "Mars"]
+
+
+def test_a_clause_after_a_comma_is_not_part_of_the_name():
+    assert _answers(["Go with Saturn, trust me.", "Neptune, bless it."]) == ["Saturn", "Neptune"]

@@ -134,6 +134,8 @@ def _clean(response: str) -> str:
     if special and text[:special.start()].strip():
         text = text[:special.start()]     # "Monarch<end_of_turn>…": the rest is not the answer
     text = _SPECIAL.sub("\n", text.replace("\r", "\n"))
+    if "*" in text or "(" in text:
+        text = _STAGE.sub(_stage_cut, text)
     text = _EMOJI_RUN.sub(_emoji_stop, text)
     text = _EMOJI_MID.sub(" ", text)
     text = re.sub(r"\bTL\s*;\s*DR\b", "TLDR", text, flags=re.I)
@@ -145,6 +147,28 @@ def _clean(response: str) -> str:
         text = "".join(ch if ch == "\n" or unicodedata.category(ch)[0] != "C" else " "
                        for ch in text)
     return text
+
+
+# A stage direction of role-play: an action between single asterisks or in brackets, in
+# lower case, a few words with a verb ("*pats your hand*", "*a soft chime sounds*",
+# "(strokes beard)"). "*Minecraft*" and "**Heron**" are an answer set in italics or bold.
+_STAGE = re.compile(r"(?<![*\w])\*(?!\*)([a-z][^*\n]{2,80}?)\*(?![*\w])"
+                    r"|(?<!\w)[(\[]([a-z][^()\[\]\n]{2,80}?)[)\]]")
+
+
+def _stage_cut(m: re.Match) -> str:
+    """A stage direction read as the end of a sentence; anything else as it was."""
+    from probe.matching import lexicon
+
+    inner = m.group(1) or m.group(2)
+    words = [_lower(t) for t in _tokens(inner)]
+    rest = (m.string[:m.start()] + m.string[m.end():]).strip()
+    opens = not m.string[:m.start()].strip() or m.string[:m.start()].endswith("\n")
+    if not words or len(words) < 2 and not opens or not _content(_tokens(rest)):
+        return m.group(0)         # one word in a sentence ("I pick *running*") is a name
+    acting = any(w.endswith(("s", "ing")) and "VERB" in lexicon.parts_of_speech(w)
+                 for w in words[:3] if w not in W.FUNCTION)
+    return " . " if acting else m.group(0)
 
 
 def _emoji_stop(m: re.Match) -> str:
@@ -596,11 +620,11 @@ def _clause_before_name(head_text: str, tail: str) -> bool:
             or not _content(toks) or re.search(r"\s(?:and|or|nor|&|vs\.?|versus)\s", tail, re.I):
         return False
     lows = [_lower(t).partition("'")[0] for t in head]
-    if lows[0] not in W.PRONOUNS | W.DETERMINERS - {"a", "an", "some", "any"} \
+    if lows[0] not in W.PRONOUNS | W.DETERMINERS - {"a", "an", "some", "any"} | {"let"} \
             or set(lows) & (W.CHOICE_NOUNS - {"one"} | W.LABELS | W.QUANTIFIERS) \
             or _lower(toks[0]).partition("'")[0] in W.PRONOUNS | W.HEDGE_SUBJECTS \
-            or any(_lower(t) in W.PREDICATE_VERBS for t in toks):
-        return False
+            or any(_lower(t) in W.PREDICATE_VERBS and not t[:1].isupper() for t in toks):
+        return False              # ("15 May": a month, not the verb)
     if _is_title_like(head_text) or declines(head_text):
         return False
     return name_like(tail)
@@ -1231,6 +1255,8 @@ def _addressed(text: str) -> int:
 # Up to four words before a comma, each a letter then letters or apostrophes (one way to
 # match them, so no backtracking on a long sentence).
 _CALLED = re.compile(r"\s*([^\W\d_][\w'’]*(?:\s+[^\W\d_][\w'’]*){0,3})\s*,\s*(?=\S)")
+# "…, bless it", "…, trust me": a clause after a comma ends on one of these.
+_CLAUSE_END_PRONOUNS = frozenset("it me you them us him her".split())
 # Subjects that open the speaker's clause after a term of address: "bestie it's X".
 _SUBJECTS_AFTER_CALL = frozenset("i it you u we they he she".split())
 # Words that only ask for the listener's attention before a comma: "Listen, kid, …".
@@ -1432,7 +1458,8 @@ def _read_segment_shape(text: str, cue_before: bool) -> Segment:
         if not _content(tail_toks) or (tail_toks and (_lower(tail_toks[0]) in W.FUNCTION
                                                       or _lower(tail_toks[0]) in W.NEGATIONS
                                                       or _apostrophe_filler(tail_toks[0]))) \
-                or W.address_words([_lower(t) for t in tail_toks]):
+                or W.address_words([_lower(t) for t in tail_toks]) \
+                or 2 <= len(tail_toks) <= 3 and _lower(tail_toks[-1]) in _CLAUSE_END_PRONOUNS:
             # "… , honey", "…, ye scallywag": the listener, not part of the name.
             body = head
             cut = cut or bool(_content(tail_toks))
@@ -1612,6 +1639,8 @@ def is_list(answer: str) -> bool:
             toks = toks[1:]               # "maybe blue, maybe purple"
         if not 1 <= len(toks) <= 5:
             return False
+        if 2 <= len(toks) <= 3 and toks[0][:1].islower() and _lower(toks[-1]) in _CLAUSE_END_PRONOUNS:
+            return False          # "…, bless it", "…, trust me": a clause, not an option
         first = _lower(toks[0])
         if first not in ("a", "an", "the") and (W.is_filler(first) or first in W.SUBORDINATORS
                                                  or _apostrophe_filler(toks[0])) \

@@ -123,7 +123,8 @@ dude dudes bro bros brah bruh bestie besties fam guys gals y'all yall chief boss
 soldier soldiers private recruit recruits cadet maggot maggots traveler traveller stranger
 sire milord milady m'lord m'lady lord lady comrade human humans mortal mortals earthling
 landlubber scallywag scallywags captain cap'n darlings sweeties cuz cousin
-youngster youngsters ladies gentlemen dawg homie fella chum
+youngster youngsters ladies gentlemen dawg homie fella chum sugar buttercup sunshine
+cupcake liege
 """.split())
 # Words that may lead a term of address: "my friend", "ye scallywag", "young man".
 ADDRESS_LEADS = frozenset("my ye you young old dear little good sweet".split())
@@ -155,7 +156,7 @@ def address_words(words: list[str]) -> int:
     return 0
 
 
-_INTERJECTION = re.compile(r"^(?:o+h+|a+h+|h+m+|u+m+|u+h+|e+r+m*|w+o+w+|(?:ha)+h?|y+a+y+|whoa+"
+_INTERJECTION = re.compile(r"^(?:o+h+|a+h+|h+m+|m{2,}|u+m+|u+h+|e+r+m*|w+o+w+|(?:ha)+h?|y+a+y+|whoa+"
                            r"|hey+|ye+s+|no+pe|o+o+h+|aw+|eh+|ugh+|phew|gosh|golly|wel+"
                            r"|o+k+a+y+|lo+l+|omg+|welp|bruh+|ngl|lowkey|highkey|fr|legit|srsly|deadass"
                            # texting's own: "jaws, duh", "X ftw", "Y fr fr", "Z istg"
