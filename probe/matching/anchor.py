@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Iterable
 
 from probe.matching import words as W
@@ -162,9 +163,19 @@ FRAMED_REPLY = 200
 
 
 def _folded_chars(text: str) -> str:
-    """``text`` with its spaces collapsed and each letter in lower case, character for
-    character (so a position in it is a position in the collapsed text)."""
+    """``text`` with each letter in lower case, character for character (so a position in
+    it is a position in ``text``)."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
     return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+@lru_cache(maxsize=8192)
+def _one_line(response: str) -> tuple[str, str]:
+    """A reply with its spaces collapsed, as written and folded."""
+    written = " ".join(response.split())
+    return written, _folded_chars(written)
 
 
 class Frames:
@@ -177,6 +188,8 @@ class Frames:
 
     def __init__(self) -> None:
         self._frames: set[tuple[str, str]] = set()
+        self._after: dict[str, list[str]] = defaultdict(list)     # by the words before
+        self._lengths: set[int] = set()                           # of the words before
 
     def __len__(self) -> int:
         return len(self._frames)
@@ -188,12 +201,13 @@ class Frames:
         core = _core(d.key, vocab.generic)
         if vocab.replies.get(core, 0) < 2:
             return
-        written = " ".join(response.split())
-        text = _folded_chars(written)
+        written, text = _one_line(response)
         answer = _folded_chars(" ".join(d.answer.split()))
         if not answer or text.count(answer) != 1:
             return
         before, _, after = text.partition(answer)
+        if (before, after) in self._frames:
+            return
         context = re.findall(r"[^\W_]+", before + " " + after)
         if (len(context) >= 2 or any(w not in W.FUNCTION for w in context)) \
                 and _bounded(before, after) \
@@ -202,21 +216,23 @@ class Frames:
             # Words around it that name another answer are a choice, not a habit
             # ("X is the best, Y is mid").
             self._frames.add((before, after))
+            self._after[before].append(after)
+            self._lengths.add(len(before))
 
     def slot(self, response: str | None) -> str | None:
         """What fills the most specific frame ``response`` is made of, as it wrote it."""
         if not self._frames or not response or len(response) > FRAMED_REPLY \
                 or "\n" in response.strip():
             return None
-        written = " ".join(response.split())
-        text = _folded_chars(written)
+        written, text = _one_line(response)
         best = None
-        for before, after in self._frames:
-            if len(text) > len(before) + len(after) and text.startswith(before) \
-                    and text.endswith(after) and (best is None or len(before) + len(after) > best[0]
-                                                  or len(before) + len(after) == best[0]
-                                                  and (before, after) < best[1]):
-                best = (len(before) + len(after), (before, after))
+        for n in self._lengths:
+            before = text[:n]
+            for after in self._after.get(before, ()):
+                if len(text) > n + len(after) and text.endswith(after) \
+                        and (best is None or n + len(after) > best[0]
+                             or n + len(after) == best[0] and (before, after) < best[1]):
+                    best = (n + len(after), (before, after))
         if best is None:
             return None
         before, after = best[1]
