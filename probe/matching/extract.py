@@ -967,8 +967,23 @@ def _remark(tokens: list[str]) -> bool:
     return not all(t[:1].isupper() for t in rest[:3])
 
 
-# A refusal in so many words: "I can't choose", "As an AI…".
-HARD_REFUSAL = W.HARD_REFUSAL
+# A refusal in so many words: "I can't choose", "I'll not be choosin'", "can't settle on
+# one", "refusing to pick", "As an AI…".
+HARD_REFUSAL = re.compile(
+    r"\b(?:i\s?(?:can(?:not|'t|’t)|am unable|'m unable|’m unable|am not able|'m not able|"
+    r"won'?t|will not|['’]ll not|shan['’]?t|do not|don'?t)\s(?:really\s)?(?:be\s)?(?:to\s)?"
+    r"(?:choos(?:e|ing|in['’])|pick(?:ing|in['’])?|select|decid(?:e|ing|in['’])|provide|have (?:a |any )?"
+    r"(?:personal )?(?:preference|opinion|favou?rite)s?|make (?:a )?choices?|answer)"
+    r"|\b(?:i\s?(?:do not|don'?t|don’t)|dunno)\s(?:really\s)?know\b|\bno idea\b"
+    r"|\bcan(?:not|'t|’t)\s(?:\w+ly\s)?(?:land|settle|narrow|decide|commit|break\s(?:the|a|this)\stie)\b"
+    r"|\brefus(?:e|es|ing)\sto\s(?:pick|choose|decide|play\sfavou?rites)\b"
+    r"|\b(?:isn'?t|is not|isn’t)\s(?:really\s)?(?:something|a thing)\si\s(?:can|could)\b"
+    r"|\bbe the one (?:deciding|choosing|picking|to (?:decide|choose|pick))\b"
+    r"|\bget back to you\b|\bleave (?:that|this|it|the)\s?(?:choice|decision|one|call|pick)?\s?(?:up\s)?to you\b"
+    r"|as an (?:ai|artificial intelligence|ai language model|assistant)\b|"
+    r"as a (?:language model|large language model))",
+    re.I,
+)
 
 
 def _place_after_comma(rest: str) -> bool:
