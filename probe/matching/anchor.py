@@ -171,6 +171,11 @@ def _folded_chars(text: str) -> str:
     return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
 
 
+def _one_line_reply(response: str | None) -> bool:
+    """A reply short enough, and on one line, to be one frame around its answer."""
+    return bool(response) and len(response) <= FRAMED_REPLY and "\n" not in response.strip()
+
+
 @lru_cache(maxsize=8192)
 def _one_line(response: str) -> tuple[str, str]:
     """A reply with its spaces collapsed, as written and folded."""
@@ -187,16 +192,12 @@ class Frames:
     give, and only hold when the words around the answer include a word."""
 
     def __init__(self) -> None:
-        self._frames: set[tuple[str, str]] = set()
-        self._after: dict[str, list[str]] = defaultdict(list)     # by the words before
-        self._lengths: set[int] = set()                           # of the words before
-
-    def __len__(self) -> int:
-        return len(self._frames)
+        # The words after the answer, by the words before it (folded).
+        self._after: dict[str, set[str]] = defaultdict(set)
 
     def learn(self, response: str | None, d: Decision, vocab: Vocabulary) -> None:
-        if not response or len(response) > FRAMED_REPLY or "\n" in response.strip() \
-                or d.kind or not d.key or d.reading is None or d.reading.braced:
+        if not _one_line_reply(response) or d.kind or not d.key or d.reading is None \
+                or d.reading.braced:
             return
         core = _core(d.key, vocab.generic)
         if vocab.replies.get(core, 0) < 2:
@@ -206,7 +207,7 @@ class Frames:
         if not answer or text.count(answer) != 1:
             return
         before, _, after = text.partition(answer)
-        if (before, after) in self._frames:
+        if after in self._after.get(before, ()):
             return
         context = re.findall(r"[^\W_]+", before + " " + after)
         if (len(context) >= 2 or any(w not in W.FUNCTION for w in context)) \
@@ -215,18 +216,15 @@ class Frames:
                 and not vocab.mentions(before + " , " + after):
             # Words around it that name another answer are a choice, not a habit
             # ("X is the best, Y is mid").
-            self._frames.add((before, after))
-            self._after[before].append(after)
-            self._lengths.add(len(before))
+            self._after[before].add(after)
 
     def slot(self, response: str | None) -> str | None:
         """What fills the most specific frame ``response`` is made of, as it wrote it."""
-        if not self._frames or not response or len(response) > FRAMED_REPLY \
-                or "\n" in response.strip():
+        if not self._after or not _one_line_reply(response):
             return None
         written, text = _one_line(response)
         best = None
-        for n in self._lengths:
+        for n in {len(b) for b in self._after}:
             before = text[:n]
             for after in self._after.get(before, ()):
                 if len(text) > n + len(after) and text.endswith(after) \
