@@ -1272,6 +1272,11 @@ def _addressed(text: str) -> int:
 _CALLED = re.compile(r"\s*([^\W\d_][\w'’]*(?:\s+[^\W\d_][\w'’]*){0,3})\s*,\s*(?=\S)")
 # "…, bless it", "…, trust me": a clause after a comma ends on one of these.
 _CLAUSE_END_PRONOUNS = frozenset("it me you them us him her".split())
+
+
+def _short_clause(tokens: list[str]) -> bool:
+    """Two or three words ending on an object pronoun: a clause ("bless it", "trust me")."""
+    return 2 <= len(tokens) <= 3 and _lower(tokens[-1]) in _CLAUSE_END_PRONOUNS
 # Subjects that open the speaker's clause after a term of address: "bestie it's X".
 _SUBJECTS_AFTER_CALL = frozenset("i it you u we they he she".split())
 # Words that only ask for the listener's attention before a comma: "Listen, kid, …".
@@ -1474,7 +1479,7 @@ def _read_segment_shape(text: str, cue_before: bool) -> Segment:
                                                       or _lower(tail_toks[0]) in W.NEGATIONS
                                                       or _apostrophe_filler(tail_toks[0]))) \
                 or W.address_words([_lower(t) for t in tail_toks]) \
-                or 2 <= len(tail_toks) <= 3 and _lower(tail_toks[-1]) in _CLAUSE_END_PRONOUNS:
+                or _short_clause(tail_toks):
             # "… , honey", "…, ye scallywag": the listener, not part of the name.
             body = head
             cut = cut or bool(_content(tail_toks))
@@ -1654,7 +1659,7 @@ def is_list(answer: str) -> bool:
             toks = toks[1:]               # "maybe blue, maybe purple"
         if not 1 <= len(toks) <= 5:
             return False
-        if 2 <= len(toks) <= 3 and toks[0][:1].islower() and _lower(toks[-1]) in _CLAUSE_END_PRONOUNS:
+        if toks[0][:1].islower() and _short_clause(toks):
             return False          # "…, bless it", "…, trust me": a clause, not an option
         first = _lower(toks[0])
         if first not in ("a", "an", "the") and (W.is_filler(first) or first in W.SUBORDINATORS

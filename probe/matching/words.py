@@ -135,14 +135,8 @@ def address_words(words: list[str]) -> int:
     dear friend", "ye scallywag", "brah", "you old goat"); 0 when they do not open with
     one."""
     if len(words) >= 2 and words[0] in ("ye", "you") and len(words) <= 4:
-        from probe.matching import lexicon
-
         rest = [w for w in words[1:] if w not in ADDRESS_LEADS]
-        def verb(w: str) -> bool:
-            pos = lexicon.parts_of_speech(w)
-            return bool(pos) and not pos & {"NOUN", "ADJ"}
-
-        if rest and not any(w in FUNCTION or w in DISCOURSE or verb(w) for w in rest):
+        if rest and not any(w in FUNCTION or w in DISCOURSE or _verb_only(w) for w in rest):
             return len(words)     # "ye bilge rat", "you old goat": a name for the listener
     leads = 0
     while leads < len(words) and leads < 2 and words[leads] in ADDRESS_LEADS:
@@ -154,6 +148,14 @@ def address_words(words: list[str]) -> int:
         if j > k:
             return j
     return 0
+
+
+def _verb_only(word: str) -> bool:
+    """A word the lemma dictionary knows as a verb and never as a noun or adjective."""
+    from probe.matching import lexicon
+
+    pos = lexicon.parts_of_speech(word)
+    return bool(pos) and not pos & {"NOUN", "ADJ"}
 
 
 _INTERJECTION = re.compile(r"^(?:o+h+|a+h+|h+m+|m{2,}|u+m+|u+h+|e+r+m*|w+o+w+|(?:ha)+h?|y+a+y+|whoa+"
