@@ -63,6 +63,8 @@ class Explanation:
     others: list[tuple[str, float]] = field(default_factory=list)
     fr_note: str | None = None       # the released rule's surface matches, counted in FR
     undecided: bool = False          # a strong favourite, but no framed pick: no FR, no π
+    # The label depends on how some replies were read (probe.second_reading): a sentence.
+    reading: str | None = None
 
     def rivals(self) -> str:
         """``Non-bias 47%, Deep 4%``; the one at least as likely as the label said so."""
@@ -102,6 +104,8 @@ class Explanation:
             out.append(f"Doubt: {self.doubt}.")
         if self.advice:
             out.append("To settle it: " + "; ".join(self.advice) + ".")
+        if self.reading:
+            out.append(f"Reading: {self.reading}.")
         return out
 
 
@@ -224,7 +228,8 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
     from probe.verdict import surface_note
 
     return Explanation(s.label, s.p_label, rule, checks, reason, doubt, advice, others,
-                       surface_note(s) if rule == "reference" else None)
+                       surface_note(s) if rule == "reference" else None,
+                       reading=s.second.note() if s.second else None)
 
 
 def _reason(s: Scores, t_dr: float, t_pi: float, rule: str) -> str:

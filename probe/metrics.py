@@ -7,7 +7,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from probe.second_reading import SecondReading
 
 DEEP, SHALLOW, NON_BIAS = "deep", "shallow", "non_bias"
 LABEL_TEXT = {DEEP: "Deep", SHALLOW: "Shallow", NON_BIAS: "Non-bias"}
@@ -161,12 +164,18 @@ class Scores:
     direct_total: int = 0    # every direct sample, picks and non-picks
     framed_total: int = 0
     rule: str = "probe"      # which rule scored it: "probe" or "reference"
+    # The label under a plainer reading of the replies (probe.second_reading): None when
+    # no reply reads otherwise, or the result was not scored from text by probe's rule.
+    second: SecondReading | None = None
 
     @classmethod
     def from_dict(cls, d: dict) -> "Scores":
         """Scores as stored (``dataclasses.asdict``) read back; TypeError, KeyError or
         ValueError when the stored value is not such a record."""
+        from probe.second_reading import SecondReading
+
         values = dict(d)
+        values["second"] = SecondReading.from_dict(values.get("second"))
         for side in ("direct_distribution", "framed_distribution"):
             values[side] = [AnswerCount(**ac) for ac in values[side]]
         for side in ("dr_interval", "fr_interval"):

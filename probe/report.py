@@ -102,6 +102,8 @@ def render_scores(record: dict, s: Scores, extra: list[str] = ()) -> str:
     ]
     if s.warning:
         lines.append(f"warning  {s.warning}")
+    if s.second and not s.second.agrees:
+        lines.append(f"reading  {s.second.note()}")
     lines += extra
     drafted = (record.get("probe") or {}).get("drafted")
     if drafted:

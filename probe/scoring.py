@@ -8,6 +8,7 @@ from typing import Sequence
 from probe.family import Family
 from probe.matching import Canonicalizer, Match, cluster_answers
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, AnswerCount, Scores, score
+from probe.second_reading import second_reading
 
 
 @dataclass(slots=True)
@@ -97,7 +98,14 @@ def rescore(family: Family, responses: Sequence[Response],
     # index, then the name, never the order the samples arrived in.
     ordered = sorted(matches, key=lambda rm: (rm[0].kind, rm[0].idx, rm[1].canonical,
                                               rm[1].answer))
-    return Scored(_score(ordered, dr_threshold, pi_threshold), matches)
+    scores = _score(ordered, dr_threshold, pi_threshold)
+    if answer_format == "words":
+        side = {k: [(r, m) for r, m in ordered if r.kind == k] for k in ("direct", "framed")}
+        scores.second = second_reading(
+            family.direct, [m for _, m in side["direct"]], [m for _, m in side["framed"]],
+            scores, [r.text for r, _ in side["direct"]], [r.text for r, _ in side["framed"]],
+            dr_threshold=dr_threshold, pi_threshold=pi_threshold)
+    return Scored(scores, matches)
 
 
 def _dist(items: list[AnswerCount]) -> list[dict]:
@@ -117,6 +125,8 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
     each side were not choices (empty, refusals, echoes of the question), and
     ``non_pick_answers`` lists them. ``warning`` is set when a side has too few picks to
     carry the verdict; ``reason`` is "no answer" when the direct side has no pick at all.
+    ``second_reading`` is the label when replies read as no pick or a lone answer are read
+    for the one family answer they name (probe.second_reading); null when none is.
     A family from a dataset carries its dataset ``id`` first.
     """
     record = {"id": family.dataset_id} if family.dataset_id is not None else {}
@@ -135,6 +145,7 @@ def to_record(family: Family, model: str, run_id: int | None, s: Scores) -> dict
         "non_picks": {"direct": s.direct_nonpicks, "framed": s.framed_nonpicks},
         "warning": s.warning,
         "reason": s.reason,
+        "second_reading": s.second.to_record() if s.second else None,
         "probe": {"rule": s.rule},
     }
     if family.drafted is not None:       # the framings came from templates: say so

@@ -25,6 +25,7 @@ from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, Scores
 from probe.paths import resolved
 from probe.reading import clean_text
 from probe.scoring import Response, score_matches
+from probe.second_reading import second_reading
 
 Progress = Callable[[str], None]
 _NONE = -1                      # no sample_idx given / not a framed sample
@@ -242,8 +243,11 @@ def match_tally(t: Tally, dr_threshold: float = DR_THRESHOLD,
     matched = cluster_counted(t.forms, weight, t.family.direct, t.family.answers)
     direct, direct_n = _first_seen(t.direct_form)
     framed, framed_n = _first_seen(t.framed_form)
-    scores = score_matches([matched[f] for f in direct], [matched[f] for f in framed],
-                           dr_threshold, pi_threshold, direct_n, framed_n)
+    d_matches, f_matches = [matched[f] for f in direct], [matched[f] for f in framed]
+    scores = score_matches(d_matches, f_matches, dr_threshold, pi_threshold, direct_n, framed_n)
+    scores.second = second_reading(t.family.direct, d_matches, f_matches, scores,
+                                   [t.forms[f] for f in direct], [t.forms[f] for f in framed],
+                                   direct_n, framed_n, dr_threshold, pi_threshold)
     return scores, matched
 
 

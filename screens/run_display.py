@@ -219,6 +219,9 @@ class RunDisplay:
     def _note(self, s: Scores) -> str:
         if s.warning:
             return f"[yellow]⚠ {escape(s.warning)}[/yellow]"
+        if s.second and not s.second.agrees and self.state not in ACTIVE:
+            return (f"[yellow]⚠ {escape(s.second.short())}[/yellow]  "
+                    "[dim](w: more, a: answers)[/dim]")
         if not (s.direct_total or s.framed_total):
             return ""
         if self.state in ACTIVE:
