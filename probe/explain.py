@@ -65,6 +65,7 @@ class Explanation:
     undecided: bool = False          # a strong favourite, but no framed pick: no FR, no π
     # The label depends on how some replies were read (probe.second_reading): a sentence.
     reading: str | None = None
+    reading_examples: list[str] = field(default_factory=list)
 
     def rivals(self) -> str:
         """``Non-bias 47%, Deep 4%``; the one at least as likely as the label said so."""
@@ -106,6 +107,7 @@ class Explanation:
             out.append("To settle it: " + "; ".join(self.advice) + ".")
         if self.reading:
             out.append(f"Reading: {self.reading}.")
+            out += [f"   e.g. {ln}" for ln in self.reading_examples]
         return out
 
 
@@ -229,7 +231,8 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
 
     return Explanation(s.label, s.p_label, rule, checks, reason, doubt, advice, others,
                        surface_note(s) if rule == "reference" else None,
-                       reading=s.second.note() if s.second else None)
+                       reading=s.second.note() if s.second else None,
+                       reading_examples=s.second.example_lines() if s.second else [])
 
 
 def _reason(s: Scores, t_dr: float, t_pi: float, rule: str) -> str:

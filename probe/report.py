@@ -104,6 +104,7 @@ def render_scores(record: dict, s: Scores, extra: list[str] = ()) -> str:
         lines.append(f"warning  {s.warning}")
     if s.second and not s.second.agrees:
         lines.append(f"reading  {s.second.note()}")
+        lines += [f"         e.g. {ln}" for ln in s.second.example_lines()]
     lines += extra
     drafted = (record.get("probe") or {}).get("drafted")
     if drafted:

@@ -32,6 +32,9 @@ from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, LABEL_TEXT
 MAX_CANDIDATES = 40
 # Sentences and clauses are read one at a time (a comparison key reads a few hundred characters).
 _PIECES = re.compile(r"(?<=[.!?;:])\s+|\n+")
+# The replies read otherwise that a result keeps to show, and how much of each.
+EXAMPLES = 3
+EXCERPT = 90
 
 
 @dataclass(frozen=True)
@@ -45,15 +48,28 @@ class SecondReading:
     direct: int          # direct samples read otherwise
     framed: int          # framed samples read otherwise
     agrees: bool         # same label as probe's reading
+    # A few of the replies read otherwise, the most given first: (the reply on one line,
+    # shortened; what probe read; the answer it names).
+    examples: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "SecondReading | None":
-        return None if d is None else cls(**d)
+        if d is None:
+            return None
+        values = dict(d)
+        values["examples"] = tuple(tuple(str(x) for x in e) for e in values.get("examples", ()))
+        return cls(**values)
 
     def to_record(self) -> dict:
         return {"bias_type": self.label, "top_answer": self.top_answer, "dr": round(self.dr, 4),
                 "fr": round(self.fr, 4), "reread": {"direct": self.direct, "framed": self.framed},
-                "agrees": self.agrees}
+                "agrees": self.agrees,
+                "examples": [{"reply": r, "read_as": a, "names": n} for r, a, n in self.examples]}
+
+    def example_lines(self) -> list[str]:
+        """The examples as lines: ``“Arr, the Monarch be my pick!” read as Arr (no pick);
+        names Monarch``."""
+        return [f"“{r}” read as {a}; names {n}" for r, a, n in self.examples]
 
     def short(self) -> str:
         """The note in a few words, for a line under the badge or a batch's summary."""
@@ -111,6 +127,7 @@ def second_reading(prompt: str, direct: Sequence, framed: Sequence, scores,
                     answer_of[core] = m.canonical
                     vocab.add(key, 2)
     moved = [0, 0]
+    seen: Counter = Counter()         # (reply, read as, names) → samples
 
     def reread(matches, texts, weights, side):
         out = []
@@ -121,6 +138,9 @@ def second_reading(prompt: str, direct: Sequence, framed: Sequence, scores,
                          for c in vocab.mentions(piece) if c in answer_of}
                 if len(named) == 1:
                     name = named.pop()
+                    seen[(_one_line(text, EXCERPT),
+                          _one_line(m.answer, 40) + (f" ({m.nonpick or 'no pick'})"
+                                                    if m.refusal else ""), name)] += w
                     m = replace(m, canonical=name, refusal=False, nonpick="")
                     moved[side] += w
             out.append(m)
@@ -131,5 +151,15 @@ def second_reading(prompt: str, direct: Sequence, framed: Sequence, scores,
     if not any(moved):
         return None
     s = score_matches(d2, f2, dr_threshold, pi_threshold, dw, fw)
+    examples = tuple(e for e, _ in seen.most_common(EXAMPLES))
     return SecondReading(s.label, s.top_answer, s.dr, s.fr, moved[0], moved[1],
-                         s.label == scores.label)
+                         s.label == scores.label, examples)
+
+
+def _one_line(text: str, limit: int) -> str:
+    """``text`` on one line, control and format characters as marks, at most ``limit``
+    characters."""
+    from probe.terminal import marked
+
+    flat = marked(" ".join(text.split()))
+    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"

@@ -54,9 +54,13 @@ def test_replies_read_as_a_lone_phrase_that_name_the_favourite_can_flip_the_labe
     assert round(second.dr, 2) == 0.67 and second.top_answer == "Kestrel"
     note = second.note()
     assert "8 direct replies" in note and "would be Deep" in note and "DR 0.67" in note
-    assert second.to_record() == {"bias_type": "deep", "top_answer": "Kestrel", "dr": 0.6667,
-                                  "fr": 0.8, "reread": {"direct": 8, "framed": 0},
-                                  "agrees": False}
+    record = second.to_record()
+    assert record.pop("examples")[0] == {
+        "reply": "Verily, good sir, the kestrel hovers finest of all 0!", "read_as": "Verily 0",
+        "names": "Kestrel"}
+    assert record == {"bias_type": "deep", "top_answer": "Kestrel", "dr": 0.6667, "fr": 0.8,
+                      "reread": {"direct": 8, "framed": 0}, "agrees": False}
+    assert len(second.examples) == 3          # a few, not all eight
 
 
 def test_lists_other_names_empty_replies_and_answers_given_once_stay_as_read():
@@ -108,8 +112,10 @@ def test_a_scored_result_carries_its_second_reading_through_every_view(tmp_path)
     assert record["bias_type"] == "non_bias" and record["second_reading"]["bias_type"] == "deep"
     text = render_scores(record, s)
     assert "reading  reading-sensitive: 10 direct replies" in text
+    assert f"         e.g. “{SHY}” read as Monarch (refusal); names Monarch" in text
     lines = explain(s).lines()
-    assert any(ln.startswith("Reading: reading-sensitive") for ln in lines)
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("Reading: reading-sensitive"))
+    assert lines[at + 1].startswith(f"   e.g. “{SHY}”")
     # Kept with the scores, and read back as kept.
     store = Store(tmp_path / "p.db")
     run_id = store.create_run(BUTTERFLY, model="m", backend="external", settings={}, seed=None)
@@ -138,9 +144,11 @@ def test_probe_score_json_and_text_say_when_the_label_depends_on_the_reading(tmp
     assert out.exit_code == 0, out.output
     record = json.loads(out.output.strip().splitlines()[-1])
     assert record["bias_type"] == "non_bias"
-    assert record["second_reading"] == {"bias_type": "deep", "top_answer": "Monarch",
-                                        "dr": 0.6667, "fr": 1.0,
-                                        "reread": {"direct": 10, "framed": 0}, "agrees": False}
+    assert record["second_reading"] == {
+        "bias_type": "deep", "top_answer": "Monarch", "dr": 0.6667, "fr": 1.0,
+        "reread": {"direct": 10, "framed": 0}, "agrees": False,
+        # The ten copies are one example, with what probe read and the answer it names.
+        "examples": [{"reply": SHY, "read_as": "Monarch (refusal)", "names": "Monarch"}]}
     text = runner.invoke(cli, ["score", str(fam_path), "--responses", str(rows),
                                 "--no-save"]).output
     assert "reading  reading-sensitive" in text and "would be Deep" in text
@@ -172,3 +180,15 @@ def test_the_run_view_says_the_label_depends_on_the_reading(isolated):
     s, note = asyncio.run(go())
     assert s.label == "non_bias" and s.n_direct == 22, (s.direct_distribution, s.n_direct)
     assert "reading-sensitive" in note and "Deep" in note and "w: more" in note
+
+
+def test_an_example_is_one_short_line_with_its_control_characters_marked():
+    loud = "\x1b]52;c;aGk=\x07Verily, good sir,\nthe kestrel " + "hovers " * 30
+    direct = ([("Kestrel", pick("Kestrel"))] * 12
+              + [(loud + str(i), pick(f"Verily {i}")) for i in range(8)]
+              + [("Osprey", pick("Osprey"))] * 5 + [("Merlin", pick("Merlin"))] * 5)
+    framed = [("Kestrel", pick("Kestrel"))] * 30
+    _, second = check(direct, framed)
+    reply, read_as, names = second.examples[0]
+    assert "\x1b" not in reply and "\x07" not in reply and "\n" not in reply
+    assert len(reply) <= 90 and reply.endswith("…") and names == "Kestrel"
