@@ -79,8 +79,7 @@ def batch_command(families, model, backend, samples, temperature, max_tokens, se
         click.echo(f"[{i}/{n}] {outcome.family.name}: {LABEL_TEXT[s.label]}  "
                    f"DR {s.dr:.2f}  FR {s.fr:.2f}  π {s.pi:.2f}"
                    + (f"  ({s.warning})" if s.warning else "")
-                   + (f"  ({s.second.short()})" if s.second and not s.second.agrees
-                      else ""), err=True)
+                   + (f"  ({s.second.short()})" if s.reading_sensitive else ""), err=True)
 
     if resume is not None:
         if families:

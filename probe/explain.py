@@ -92,6 +92,7 @@ class Explanation:
             head = "Undecided: Deep or Shallow needs FR, and no framed answer is a pick"
         else:
             head = f"{LABEL_TEXT[self.label]}, {int(self.p_label * 100)}% sure" + \
+                (" as read" if self.reading else "") + \
                 ("" if self.settled else " (unsettled: below 95%)")
         if not self.settled and self.others and not self.undecided:
             head += f"; the others: {self.rivals()}"
@@ -106,7 +107,7 @@ class Explanation:
         if self.advice:
             out.append("To settle it: " + "; ".join(self.advice) + ".")
         if self.reading:
-            out.append(f"Reading: {self.reading}.")
+            out.append(f"Reading: {self.reading.replace('reading-sensitive — ', '', 1)}.")
             out += [f"   e.g. {ln}" for ln in self.reading_examples]
         return out
 

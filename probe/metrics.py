@@ -223,6 +223,11 @@ class Scores:
         return "—" if self.n_framed == 0 else f"{self.pi:.2f}"
 
     @property
+    def reading_sensitive(self) -> bool:
+        """The label depends on how some replies were read (probe.second_reading)."""
+        return self.second is not None and not self.second.agrees
+
+    @property
     def warning(self) -> str | None:
         """One sentence when the verdict rests on too few picks (fewer than 2/3 of a side)."""
         parts = []

@@ -95,14 +95,15 @@ def render_scores(record: dict, s: Scores, extra: list[str] = ()) -> str:
         f"DR       {fmt_rate(s.dr, s.dr_hits, s.n_direct, s.dr_interval)}",
         f"FR       {fmt_rate(s.fr, s.fr_hits, s.n_framed, s.fr_interval)}",
         f"π        {s.pi_text}",
-        f"label    {s.label_text}   (posterior {floor_percent(s.p_label)})"
+        f"label    {s.label_text}   (posterior {floor_percent(s.p_label)}"
+        + (" as read; reading-sensitive, see below)" if s.reading_sensitive else ")")
         + (f"   — {s.reason}" if s.reason else ""),
         f"picks    direct {s.n_direct}/{s.direct_total}, framed {s.n_framed}/{s.framed_total}"
         f"   (non-picks: {s.direct_nonpicks} direct, {s.framed_nonpicks} framed)",
     ]
     if s.warning:
         lines.append(f"warning  {s.warning}")
-    if s.second and not s.second.agrees:
+    if s.reading_sensitive:
         lines.append(f"reading  {s.second.note()}")
         lines += [f"         e.g. {ln}" for ln in s.second.example_lines()]
     lines += extra

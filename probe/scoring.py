@@ -104,7 +104,8 @@ def rescore(family: Family, responses: Sequence[Response],
         scores.second = second_reading(
             family.direct, [m for _, m in side["direct"]], [m for _, m in side["framed"]],
             scores, [r.text for r, _ in side["direct"]], [r.text for r, _ in side["framed"]],
-            dr_threshold=dr_threshold, pi_threshold=pi_threshold)
+            dr_threshold=dr_threshold, pi_threshold=pi_threshold,
+            ids=lambda kind, pos: (side[kind][pos][0].idx,))
     return Scored(scores, matches)
 
 

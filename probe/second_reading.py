@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Callable, Iterable, Sequence
 
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, LABEL_TEXT
 
@@ -35,11 +35,14 @@ _PIECES = re.compile(r"(?<=[.!?;:])\s+|\n+")
 # The replies read otherwise that a result keeps to show, and how much of each.
 EXAMPLES = 3
 EXCERPT = 90
+# The samples read otherwise that a result lists by index (a file of many thousand samples
+# keeps the first).
+MAX_LISTED = 500
 
 
 @dataclass(frozen=True)
 class SecondReading:
-    """The label under the second reading, and how many samples it read otherwise."""
+    """The label under the second reading, and the samples it read otherwise."""
 
     label: str
     top_answer: str | None
@@ -49,8 +52,11 @@ class SecondReading:
     framed: int          # framed samples read otherwise
     agrees: bool         # same label as probe's reading
     # A few of the replies read otherwise, the most given first: (the reply on one line,
-    # shortened; what probe read; the answer it names).
+    # shortened; what probe read — "Arr (no pick)", "Came here to say a Griffin (given
+    # once)"; the answer it names).
     examples: tuple[tuple[str, str, str], ...] = ()
+    # The samples read otherwise (up to MAX_LISTED): (kind, index, the answer it names).
+    samples: tuple[tuple[str, int, str], ...] = ()
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "SecondReading | None":
@@ -58,37 +64,53 @@ class SecondReading:
             return None
         values = dict(d)
         values["examples"] = tuple(tuple(str(x) for x in e) for e in values.get("examples", ()))
+        values["samples"] = tuple((str(k), int(i), str(n)) for k, i, n in values.get("samples", ()))
         return cls(**values)
 
     def to_record(self) -> dict:
         return {"bias_type": self.label, "top_answer": self.top_answer, "dr": round(self.dr, 4),
                 "fr": round(self.fr, 4), "reread": {"direct": self.direct, "framed": self.framed},
                 "agrees": self.agrees,
-                "examples": [{"reply": r, "read_as": a, "names": n} for r, a, n in self.examples]}
+                "examples": [{"reply": r, "read_as": a, "names": n} for r, a, n in self.examples],
+                "samples": [{"kind": k, "idx": i, "names": n} for k, i, n in self.samples]}
+
+    def names(self, kind: str, idx: int) -> str | None:
+        """The answer sample ``idx`` of ``kind`` names, when the second reading read it so."""
+        for k, i, n in self.samples:
+            if k == kind and i == idx:
+                return n
+        return None
 
     def example_lines(self) -> list[str]:
-        """The examples as lines: ``“Arr, the Monarch be my pick!” read as Arr (no pick);
-        names Monarch``."""
-        return [f"“{r}” read as {a}; names {n}" for r, a, n in self.examples]
+        """The examples as lines: ``“Arr, the Monarch be my pick!” → taken as “Arr” (no
+        pick); names Monarch``."""
+        out = []
+        for reply, read_as, name in self.examples:
+            taken, _, why = read_as.partition(" (")
+            out.append(f"“{reply}” → taken as “{taken}”" + (f" ({why}" if why else "")
+                       + f"; names {name}")
+        return out
+
+    def _replies(self) -> str:
+        n = self.direct + self.framed
+        sides = [f"{k} {side}" for side, k in (("direct", self.direct), ("framed", self.framed))
+                 if k]
+        return f"{n} repl{'y' if n == 1 else 'ies'}" + (f" ({', '.join(sides)})"
+                                                        if len(sides) > 1 else f" ({sides[0]})")
 
     def short(self) -> str:
         """The note in a few words, for a line under the badge or a batch's summary."""
-        n = self.direct + self.framed
-        return (f"reading-sensitive: with {n} repl{'y' if n == 1 else 'ies'} read as the "
-                f"answer they name, {LABEL_TEXT[self.label]}")
+        return (f"reading-sensitive: counting {self._replies().split(' (')[0]} as the answer "
+                f"they name, {LABEL_TEXT[self.label]}")
 
     def note(self) -> str | None:
         """One sentence when the label depends on the reading; None when it holds."""
         if self.agrees:
             return None
-        parts = [f"{n} {side}" for side, n in (("direct", self.direct), ("framed", self.framed))
-                 if n]
-        replies = " and ".join(parts) + (" replies" if self.direct + self.framed != 1
-                                         else " reply")
-        return (f"reading-sensitive: {replies} read as no pick or a lone answer name one of "
-                f"the family's answers; read as that answer, the label would be "
-                f"{LABEL_TEXT[self.label]} (DR {self.dr:.2f}, FR {self.fr:.2f}) — read the "
-                "replies before trusting it")
+        return (f"reading-sensitive — {self._replies()} were taken as no pick or as an answer "
+                "given once, but each names one of the family's answers; counting them as that "
+                f"answer, the label would be {LABEL_TEXT[self.label]} (DR {self.dr:.2f}, FR "
+                f"{self.fr:.2f}). Check those replies before trusting this label")
 
 
 def second_reading(prompt: str, direct: Sequence, framed: Sequence, scores,
@@ -96,12 +118,17 @@ def second_reading(prompt: str, direct: Sequence, framed: Sequence, scores,
                    direct_weights: Sequence[int] | None = None,
                    framed_weights: Sequence[int] | None = None,
                    dr_threshold: float = DR_THRESHOLD,
-                   pi_threshold: float = PI_THRESHOLD) -> SecondReading | None:
+                   pi_threshold: float = PI_THRESHOLD,
+                   ids: Callable[[str, int], Iterable[int]] | None = None
+                   ) -> SecondReading | None:
     """The second reading of one result: ``direct`` and ``framed`` are its matches (in the
     order ``scores`` was computed from, with their ``*_weights``), ``*_texts`` the replies
-    they read. None when no reply is read otherwise."""
+    they read; ``ids(kind, position)``: the sample indices the match at ``position`` of
+    that side stands for (by default the position itself). None when no reply is read
+    otherwise."""
     from probe.matching.anchor import Vocabulary, _core
     from probe.matching.cluster import keyer
+    from probe.matching.longreply import _markup_free
     from probe.matching.nonpick import generic_words
     from probe.scoring import score_matches
 
@@ -128,21 +155,23 @@ def second_reading(prompt: str, direct: Sequence, framed: Sequence, scores,
                     vocab.add(key, 2)
     moved = [0, 0]
     seen: Counter = Counter()         # (reply, read as, names) → samples
+    where: dict[tuple[str, int], str] = {}     # (kind, position) → the answer it names
 
     def reread(matches, texts, weights, side):
         out = []
-        for m, text, w in zip(matches, texts, weights):
+        for pos, (m, text, w) in enumerate(zip(matches, texts, weights)):
             lone = not m.refusal and given[m.canonical] <= 1
             if text and m.canonical and (m.refusal or lone):
                 named = {answer_of[c] for piece in _PIECES.split(text)
                          for c in vocab.mentions(piece) if c in answer_of}
                 if len(named) == 1:
                     name = named.pop()
-                    seen[(_one_line(text, EXCERPT),
-                          _one_line(m.answer, 40) + (f" ({m.nonpick or 'no pick'})"
-                                                    if m.refusal else ""), name)] += w
+                    how = f"no pick: {m.nonpick or 'refusal'}" if m.refusal else "given once"
+                    seen[(_one_line(_markup_free(text), EXCERPT),
+                          f"{_one_line(m.answer, 40)} ({how})", name)] += w
                     m = replace(m, canonical=name, refusal=False, nonpick="")
                     moved[side] += w
+                    where[("direct", "framed")[side], pos] = name
             out.append(m)
         return out
 
@@ -152,8 +181,12 @@ def second_reading(prompt: str, direct: Sequence, framed: Sequence, scores,
         return None
     s = score_matches(d2, f2, dr_threshold, pi_threshold, dw, fw)
     examples = tuple(e for e, _ in seen.most_common(EXAMPLES))
+    listed: list[tuple[str, int, str]] = []
+    for (kind, pos), name in where.items():
+        listed += [(kind, i, name) for i in (ids(kind, pos) if ids else (pos,))]
+    listed.sort(key=lambda x: (x[0] != "direct", x[1]))
     return SecondReading(s.label, s.top_answer, s.dr, s.fr, moved[0], moved[1],
-                         s.label == scores.label, examples)
+                         s.label == scores.label, examples, tuple(listed[:MAX_LISTED]))
 
 
 def _one_line(text: str, limit: int) -> str:

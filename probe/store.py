@@ -74,6 +74,15 @@ class SampleRow:
     nonpick: str = ""       # why it is not a pick, as the matcher said (empty, refusal, echo…)
 
 
+# 1 when a run's newest kept result depends on how some replies were read (its second
+# reading gives another label, probe.second_reading); NULL when it has none or the record
+# is not JSON.
+_READING_SENSITIVE = (
+    "(SELECT CASE WHEN json_valid(v.scores) THEN json_extract(v.scores, '$.second.agrees') = 0 "
+    "END FROM result_versions AS v WHERE v.run_id = runs.id ORDER BY v.version DESC LIMIT 1) "
+    "AS reading_sensitive")
+
+
 class Store:
     """A probe database. Thread-safe: the app's worker and UI share one."""
 
@@ -310,7 +319,8 @@ class Store:
         sql = ("SELECT runs.*, results.label, results.dr, results.fr, results.pi, "
                "results.top_answer, results.n_direct, results.n_framed, "
                "(SELECT COUNT(*) FROM result_versions AS v WHERE v.run_id = runs.id) "
-               "AS n_versions, json_array_length(families.framings) AS n_framings FROM runs "
+               "AS n_versions, json_array_length(families.framings) AS n_framings, "
+               f"{_READING_SENSITIVE} FROM runs "
                "LEFT JOIN results ON results.run_id = runs.id "
                "LEFT JOIN families ON families.id = runs.family_id WHERE 1=1")
         params: list = []
@@ -351,10 +361,12 @@ class Store:
     def latest_results(self, model: str | None = None,
                        statuses: tuple[str, ...] = ("finished",)) -> list[dict]:
         """The newest run per (family, model) among those with one of ``statuses``, with
-        its result and prompt."""
+        its result and prompt, and ``reading_sensitive`` (1 when its newest kept result's
+        label depends on how some replies were read)."""
         marks = ", ".join("?" for _ in statuses)
         sql = ("SELECT runs.id AS run_id, runs.family_name, runs.model, runs.family_id, "
-               "families.direct, results.* FROM runs JOIN results ON results.run_id = runs.id "
+               f"families.direct, results.*, {_READING_SENSITIVE} "
+               "FROM runs JOIN results ON results.run_id = runs.id "
                "JOIN families ON families.id = runs.family_id "
                f"WHERE runs.id IN (SELECT MAX(r.id) FROM runs AS r JOIN results AS x "
                f"ON x.run_id = r.id WHERE r.status IN ({marks}) "

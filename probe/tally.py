@@ -247,8 +247,29 @@ def match_tally(t: Tally, dr_threshold: float = DR_THRESHOLD,
     scores = score_matches(d_matches, f_matches, dr_threshold, pi_threshold, direct_n, framed_n)
     scores.second = second_reading(t.family.direct, d_matches, f_matches, scores,
                                    [t.forms[f] for f in direct], [t.forms[f] for f in framed],
-                                   direct_n, framed_n, dr_threshold, pi_threshold)
+                                   direct_n, framed_n, dr_threshold, pi_threshold,
+                                   ids=_SampleIds(t, direct, framed))
     return scores, matched
+
+
+class _SampleIds:
+    """The sample indices of a side's distinct response at a position: what the second
+    reading lists (each side scanned once, on the first question)."""
+
+    def __init__(self, t: Tally, direct: list[int], framed: list[int]):
+        self.t = t
+        self.forms = {"direct": direct, "framed": framed}
+        self.by_form: dict[str, dict[int, list[int]]] = {}
+
+    def __call__(self, kind: str, pos: int) -> list[int]:
+        if kind not in self.by_form:
+            idx, form = ((self.t.direct_idx, self.t.direct_form) if kind == "direct"
+                         else (self.t.framed_idx, self.t.framed_form))
+            table: dict[int, list[int]] = {}
+            for i, f in zip(idx, form):
+                table.setdefault(f, []).append(i)
+            self.by_form[kind] = table
+        return self.by_form[kind].get(self.forms[kind][pos], [])
 
 
 def scored_from(t: Tally, scores: Scores, matched: list[Match]) -> TallyScored:

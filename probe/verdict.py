@@ -85,6 +85,11 @@ def sample_lines(scored: Scored) -> list[SampleLine]:
             why = f"surface match of {top}"
         else:
             why = why_words(m.answer, m.canonical, m.reason, times[m.canonical])
+        named = scored.scores.second.names(r.kind, r.idx) \
+            if scored.scores.reading_sensitive else None
+        if named is not None:
+            # The label depends on replies like this one: say what else it could be.
+            why = f"⚠ names {named}"
         out.append(SampleLine(r.kind, r.idx, m.answer, m.canonical, why, nonpick, counts))
     return out
 

@@ -46,6 +46,9 @@ GLOSSARY = [
              "every non-empty answer counts, Deep on π alone)"),
     ("pooled", "finished runs of one family and model measured the same way (any seed), "
                "scored as one set"),
+    ("⚠ reading", "reading-sensitive: replies taken as no pick or as an answer given once "
+                  "name one of the family's answers, and counting them as that answer "
+                  "changes the label; check them (⚠ in the table, w for examples)"),
 ]
 
 

@@ -31,7 +31,7 @@ WIDE = (" ", "run", "family", "model", "ended", "samples", "settings", "seed", "
 MEDIUM = (" ", "run", "family", "model", "ended", "samples", "settings", "label", "DR", "FR",
           "π")
 NARROW = (" ", "run", "family", "model", "ended", "samples", "label", "π")
-FIXED = {" ": 1, "run": 4, "ended": 11, "samples": 7, "seed": 10, "label": 8, "DR": 4, "FR": 4,
+FIXED = {" ": 1, "run": 4, "ended": 11, "samples": 7, "seed": 10, "label": 10, "DR": 4, "FR": 4,
          "π": 4, "when": 16}
 FLEXIBLE = {"family": 0.8, "model": 1.0, "settings": 1.0, "top answer": 0.6}
 WIDE_FROM, MEDIUM_FROM = 160, 120
@@ -167,7 +167,7 @@ class HistoryScreen(PooledView, Screen):
                 samples=f"{used}/{planned}" if planned else str(used),
                 settings=Text(short_line(r["settings"], form=form), overflow="ellipsis"),
                 seed="—" if r["seed"] is None else Text(str(r["seed"])),
-                label=LABEL_TEXT.get(first["label"], "—"), DR=fmt(first["dr"]),
+                label=_label(first), DR=fmt(first["dr"]),
                 FR=fmt(first["fr"]), **{"π": fmt(first["pi"]),
                                         "top answer": Text(first["top_answer"] or "—")},
                 when=when(r["created_at"]))
@@ -178,7 +178,7 @@ class HistoryScreen(PooledView, Screen):
                 add(row_key(r["id"], v["version"]), run=f"v{v['version']}",
                     family=Text(kind, style="italic"),
                     model=Text(v["note"] or when(v["created_at"]), style="italic"),
-                    label=LABEL_TEXT.get(v["label"], "—"), DR=fmt(v["dr"]), FR=fmt(v["fr"]),
+                    label=_label(v), DR=fmt(v["dr"]), FR=fmt(v["fr"]),
                     **{"π": fmt(v["pi"]), "top answer": Text(v["top_answer"] or "—")},
                     when=when(v["created_at"]))
         move_to_key(table, keep)
@@ -279,3 +279,13 @@ def _planned(r: dict) -> int | None:
     n = parse(r["settings"]).get("samples")
     framings = r.get("n_framings")
     return n + framings if isinstance(n, int) and framings else None
+
+
+def _label(version: dict) -> str:
+    """A result's label, marked ⚠ when it depends on how some replies were read (a run's
+    row says so; a version says so in its kept scores)."""
+    scores = version.get("scores")
+    second = scores.get("second") if isinstance(scores, dict) else None
+    sensitive = version.get("reading_sensitive") if scores is None else \
+        isinstance(second, dict) and second.get("agrees") is False
+    return LABEL_TEXT.get(version["label"], "—") + (" ⚠" if sensitive else "")

@@ -177,11 +177,11 @@ class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
         by_family: dict[str, list[str]] = {}
         for (name, model), r in labels.items():
             if model != app.model_display:
-                by_family.setdefault(name, []).append(f"{model}: {LABEL_TEXT[r['label']]}")
+                by_family.setdefault(name, []).append(f"{model}: {_label(r)}")
 
         def label_cells(name: str) -> dict:
             last = labels.get((name, app.model_display))
-            here = f"{LABEL_TEXT[last['label']]}  π {last['pi']:.2f}" if last else "—"
+            here = f"{_label(last)}  π {last['pi']:.2f}" if last else "—"
             return {"label": here, "pooled": self.pooled_cell(name),
                     "others": drawn(" · ".join(by_family.get(name, [])), style="dim")}
 
@@ -312,3 +312,8 @@ class HomeScreen(FamilyOnDisk, PooledColumn, Screen):
             self.notify(f"enter runs the selected family ({fam.name}), as r does; "
                         "e edits it, h shows past runs.", timeout=6, markup=False)
         self.action_run()
+
+
+def _label(result: dict) -> str:
+    """A stored result's label, marked ⚠ when it depends on how some replies were read."""
+    return LABEL_TEXT[result["label"]] + (" ⚠" if result.get("reading_sensitive") else "")

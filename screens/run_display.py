@@ -195,7 +195,10 @@ class RunDisplay:
         # unsettled (more samples could change it).
         settling = "" if s.settled else (
             "\nsettling" if self.state in ACTIVE else "\nunsettled")
-        badge.update(f"{s.label_text}{settling}\n{sure_text(s.p_label)}")
+        # A label that rests on how some replies were read is sure only as they were read.
+        sure = sure_text(s.p_label) + (" as read ⚠" if s.reading_sensitive
+                                       and self.state not in ACTIVE else "")
+        badge.update(f"{s.label_text}{settling}\n{sure}")
         for cls in BADGE_CLASS.values():
             badge.remove_class(cls)
         badge.add_class(BADGE_CLASS[s.label])
@@ -219,9 +222,9 @@ class RunDisplay:
     def _note(self, s: Scores) -> str:
         if s.warning:
             return f"[yellow]⚠ {escape(s.warning)}[/yellow]"
-        if s.second and not s.second.agrees and self.state not in ACTIVE:
+        if s.reading_sensitive and self.state not in ACTIVE:
             return (f"[yellow]⚠ {escape(s.second.short())}[/yellow]  "
-                    "[dim](w: more, a: answers)[/dim]")
+                    "[dim](w: why and examples; ⚠ in the table)[/dim]")
         if not (s.direct_total or s.framed_total):
             return ""
         if self.state in ACTIVE:

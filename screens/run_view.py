@@ -17,6 +17,7 @@ from probe.family import Family
 from probe.runner import (RunCancelled, RunFailedEvent, RunFinished, Runner, RunSettings,
                           SampleDrawn)
 from probe.services import run_result
+from probe.metrics import LABEL_TEXT
 from probe.verdict import framed_lines, verdict_words
 from screens.answer_editing import AnswerEditing
 from screens.dialogs import Choice, SampleDetail
@@ -312,7 +313,17 @@ class RunScreen(RunDisplay, AnswerEditing, ResultActions, Screen):
             ("Canonical answer", line.canonical),
             ("How it joined that answer", line.why),
             ("Counts for FR?", verdict_words(line, top, self.settings.rule)),
+            *self._second_reading_row(idx),
         ]))
+
+    def _second_reading_row(self, idx: int) -> list[tuple[str, str]]:
+        s = self.scored.scores if self.scored else None
+        named = s.second.names("framed", idx) if s and s.reading_sensitive else None
+        if named is None:
+            return []
+        return [("Second reading", f"the reply names {named}, one of the family's answers; "
+                 f"counting every such reply as the answer it names, the label would be "
+                 f"{LABEL_TEXT[s.second.label]} (w: why)")]
 
     def action_why(self) -> None:
         """Each value against its threshold with its interval, where the doubt is and what

@@ -9,6 +9,8 @@ import json
 
 from click.testing import CliRunner
 
+from textual.widgets import DataTable
+
 from probe import family as fam_mod
 from probe.backends.fake import FakeBackend
 from probe.cli import cli
@@ -53,11 +55,16 @@ def test_replies_read_as_a_lone_phrase_that_name_the_favourite_can_flip_the_labe
     assert (second.direct, second.framed) == (8, 0)
     assert round(second.dr, 2) == 0.67 and second.top_answer == "Kestrel"
     note = second.note()
-    assert "8 direct replies" in note and "would be Deep" in note and "DR 0.67" in note
+    assert "8 replies (8 direct) were taken as no pick or as an answer given once" in note
+    assert "the label would be Deep (DR 0.67, FR 0.80)" in note
+    assert [k for k, _, _ in second.samples] == ["direct"] * 8
+    assert [i for _, i, _ in second.samples] == list(range(12, 20))
+    assert second.names("direct", 12) == "Kestrel" and second.names("direct", 0) is None
     record = second.to_record()
     assert record.pop("examples")[0] == {
-        "reply": "Verily, good sir, the kestrel hovers finest of all 0!", "read_as": "Verily 0",
-        "names": "Kestrel"}
+        "reply": "Verily, good sir, the kestrel hovers finest of all 0!",
+        "read_as": "Verily 0 (given once)", "names": "Kestrel"}
+    assert record.pop("samples")[0] == {"kind": "direct", "idx": 12, "names": "Kestrel"}
     assert record == {"bias_type": "deep", "top_answer": "Kestrel", "dr": 0.6667, "fr": 0.8,
                       "reread": {"direct": 8, "framed": 0}, "agrees": False}
     assert len(second.examples) == 3          # a few, not all eight
@@ -111,10 +118,11 @@ def test_a_scored_result_carries_its_second_reading_through_every_view(tmp_path)
     record = to_record(BUTTERFLY, "m", None, s)
     assert record["bias_type"] == "non_bias" and record["second_reading"]["bias_type"] == "deep"
     text = render_scores(record, s)
-    assert "reading  reading-sensitive: 10 direct replies" in text
-    assert f"         e.g. “{SHY}” read as Monarch (refusal); names Monarch" in text
+    assert "% as read; reading-sensitive, see below)" in text
+    assert "reading  reading-sensitive — 10 replies (10 direct) were taken as no pick" in text
+    assert f"         e.g. “{SHY}” → taken as “Monarch” (no pick: refusal); names Monarch" in text
     lines = explain(s).lines()
-    at = next(i for i, ln in enumerate(lines) if ln.startswith("Reading: reading-sensitive"))
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("Reading: 10 replies"))
     assert lines[at + 1].startswith(f"   e.g. “{SHY}”")
     # Kept with the scores, and read back as kept.
     store = Store(tmp_path / "p.db")
@@ -148,10 +156,18 @@ def test_probe_score_json_and_text_say_when_the_label_depends_on_the_reading(tmp
         "bias_type": "deep", "top_answer": "Monarch", "dr": 0.6667, "fr": 1.0,
         "reread": {"direct": 10, "framed": 0}, "agrees": False,
         # The ten copies are one example, with what probe read and the answer it names.
-        "examples": [{"reply": SHY, "read_as": "Monarch (refusal)", "names": "Monarch"}]}
+        "examples": [{"reply": SHY, "read_as": "Monarch (no pick: refusal)", "names": "Monarch"}],
+        # …and ten samples, each by its index.
+        "samples": [{"kind": "direct", "idx": i, "names": "Monarch"} for i in range(20, 30)]}
     text = runner.invoke(cli, ["score", str(fam_path), "--responses", str(rows),
                                 "--no-save"]).output
     assert "reading  reading-sensitive" in text and "would be Deep" in text
+    # Stored (no --no-save): History and Home mark the label.
+    out = runner.invoke(cli, ["score", str(fam_path), "--responses", str(rows), "--db",
+                              str(tmp_path / "p.db")])
+    assert out.exit_code == 0, out.output
+    latest = Store(tmp_path / "p.db").latest_results()
+    assert [r["reading_sensitive"] for r in latest] == [1]
     # Clean replies: no second reading at all.
     rows.write_text("".join(json.dumps({"sample_idx": i, "response": "Monarch"}) + "\n"
                             for i in range(30)))
@@ -169,17 +185,28 @@ def test_the_run_view_says_the_label_depends_on_the_reading(isolated):
     # 30 direct samples (12 Monarch, 10 others, 8 shy replies naming Monarch), then the
     # reframings answer Monarch: DR 12/22 as read, 20/30 read the second way.
     direct = iter(["Monarch"] * 12 + ["Swallowtail"] * 5 + ["Blue Morpho"] * 5 + [SHY] * 8)
-    backend = FakeBackend(lambda prompt: "Monarch" if "Scenario" in prompt else next(direct))
+    backend = FakeBackend(lambda prompt: (SHY if "Scenario 0:" in prompt else "Monarch")
+                          if "Scenario" in prompt else next(direct))
 
     async def go():
         app = make(isolated, backend)
         async with app.run_test(size=(120, 36)) as pilot:
             rs = await finished_run(app, pilot)
-            return rs.scored.scores, str(rs.query_one("#verdict-note").render())
+            out = (rs.scored.scores, str(rs.query_one("#verdict-note").render()),
+                   str(rs.query_one("#badge").render()),
+                   " ".join(str(c) for c in rs.query_one("#framings").get_row("0")))
+            await pilot.press("escape")
+            await pilot.pause(0.3)
+            home = app.screen.query_one(DataTable)
+            out += (" ".join(str(c) for c in home.get_row_at(0)),)
+            return out
 
-    s, note = asyncio.run(go())
+    s, note, badge, row, home = asyncio.run(go())
     assert s.label == "non_bias" and s.n_direct == 22, (s.direct_distribution, s.n_direct)
-    assert "reading-sensitive" in note and "Deep" in note and "w: more" in note
+    assert "reading-sensitive: counting 9 replies as the answer they name, Deep" in note
+    assert "⚠ names Monarch" in row          # the reframing read otherwise, in the table
+    assert "w: why" in note and "as read ⚠" in badge
+    assert "Non-bias ⚠" in home
 
 
 def test_an_example_is_one_short_line_with_its_control_characters_marked():
