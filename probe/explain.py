@@ -107,7 +107,7 @@ class Explanation:
         if self.advice:
             out.append("To settle it: " + "; ".join(self.advice) + ".")
         if self.reading:
-            out.append(f"Reading: {self.reading.replace('reading-sensitive — ', '', 1)}.")
+            out.append(f"Reading: {self.reading}.")
             out += [f"   e.g. {ln}" for ln in self.reading_examples]
         return out
 
@@ -232,7 +232,7 @@ def explain(s: Scores, dr_threshold: float = DR_THRESHOLD,
 
     return Explanation(s.label, s.p_label, rule, checks, reason, doubt, advice, others,
                        surface_note(s) if rule == "reference" else None,
-                       reading=s.second.note() if s.second else None,
+                       reading=s.second.sentence() if s.reading_sensitive else None,
                        reading_examples=s.second.example_lines() if s.second else [])
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Callable, Iterable, Sequence
 
 from probe.metrics import DR_THRESHOLD, PI_THRESHOLD, LABEL_TEXT
@@ -74,12 +75,14 @@ class SecondReading:
                 "examples": [{"reply": r, "read_as": a, "names": n} for r, a, n in self.examples],
                 "samples": [{"kind": k, "idx": i, "names": n} for k, i, n in self.samples]}
 
+    @cached_property
+    def _named(self) -> dict[tuple[str, int], str]:
+        return {(k, i): n for k, i, n in self.samples}
+
     def names(self, kind: str, idx: int) -> str | None:
-        """The answer sample ``idx`` of ``kind`` names, when the second reading read it so."""
-        for k, i, n in self.samples:
-            if k == kind and i == idx:
-                return n
-        return None
+        """The answer sample ``idx`` of ``kind`` names, when the second reading read it so
+        (a lookup: every sample line of a result asks)."""
+        return self._named.get((kind, idx))
 
     def example_lines(self) -> list[str]:
         """The examples as lines: ``“Arr, the Monarch be my pick!” → taken as “Arr” (no
@@ -91,26 +94,27 @@ class SecondReading:
                        + f"; names {name}")
         return out
 
-    def _replies(self) -> str:
+    def _count(self) -> str:
         n = self.direct + self.framed
-        sides = [f"{k} {side}" for side, k in (("direct", self.direct), ("framed", self.framed))
-                 if k]
-        return f"{n} repl{'y' if n == 1 else 'ies'}" + (f" ({', '.join(sides)})"
-                                                        if len(sides) > 1 else f" ({sides[0]})")
+        return f"{n} repl{'y' if n == 1 else 'ies'}"
 
     def short(self) -> str:
         """The note in a few words, for a line under the badge or a batch's summary."""
-        return (f"reading-sensitive: counting {self._replies().split(' (')[0]} as the answer "
-                f"they name, {LABEL_TEXT[self.label]}")
+        return (f"reading-sensitive: counting {self._count()} as the answer they name, "
+                f"{LABEL_TEXT[self.label]}")
 
-    def note(self) -> str | None:
-        """One sentence when the label depends on the reading; None when it holds."""
-        if self.agrees:
-            return None
-        return (f"reading-sensitive — {self._replies()} were taken as no pick or as an answer "
+    def sentence(self) -> str:
+        """What was read otherwise and what the label would be, in one sentence."""
+        sides = [f"{k} {side}" for side, k in (("direct", self.direct), ("framed", self.framed))
+                 if k]
+        return (f"{self._count()} ({', '.join(sides)}) were taken as no pick or as an answer "
                 "given once, but each names one of the family's answers; counting them as that "
                 f"answer, the label would be {LABEL_TEXT[self.label]} (DR {self.dr:.2f}, FR "
                 f"{self.fr:.2f}). Check those replies before trusting this label")
+
+    def note(self) -> str | None:
+        """One sentence when the label depends on the reading; None when it holds."""
+        return None if self.agrees else f"reading-sensitive — {self.sentence()}"
 
 
 def second_reading(prompt: str, direct: Sequence, framed: Sequence, scores,
